@@ -1,0 +1,13 @@
+"""s2sad: source-to-source automatic differentiation for Python and NumPy.
+
+``s2sad.grad(f)`` reads ``f``'s source and returns a generated Python function computing its
+gradient; ``s2sad.source(g)`` shows that code.  See README.md and docs/architecture.md.
+"""
+
+from .api import grad, source, value_and_grad, vjp
+from .errors import DifferentiationError
+from .rules import forward_rule, reverse_rule
+
+__version__ = "0.1.0"
+
+__all__ = ["DifferentiationError", "forward_rule", "grad", "reverse_rule", "source", "value_and_grad", "vjp"]

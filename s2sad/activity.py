@@ -1,0 +1,58 @@
+"""activity: which variables carry derivatives.
+
+Takes ANF code, the names of the ``wrt`` parameters and the namespace; gives the set of *active*
+names: those that depend on a ``wrt`` input (varied) and influence the returned value (useful).
+Inactive statements are kept as they are in the primal and get no derivative code.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .ir import reads, targets, value_reads, walk_stmts
+from .primitives import NONDIFF, classify
+
+
+def _flows(stmts, ns):
+    """(inputs, outputs) pairs: derivatives may flow from each input name to each output name."""
+    pairs = []
+    for stmt in stmts:
+        if isinstance(stmt, gast.For):
+            pairs.append((reads(stmt.iter), targets(stmt)))
+        elif isinstance(stmt, (gast.Assign, gast.Expr)):
+            if classify(stmt, ns).kind == NONDIFF:
+                continue
+            outs = targets(stmt)
+            if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+                func = stmt.value.func
+                if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+                    outs = [func.value.id]  # a method call may mutate its receiver (lst.append(v))
+            pairs.append((value_reads(stmt), outs))
+    return pairs
+
+
+def activity(tree: gast.FunctionDef, wrt: list[str], ns) -> set[str]:
+    stmts = list(walk_stmts(tree.body))
+    pairs = _flows(stmts, ns)
+    varied = set(wrt)
+    changed = True
+    while changed:
+        changed = False
+        for ins, outs in pairs:
+            if any(i in varied for i in ins):
+                for o in outs:
+                    if o not in varied:
+                        varied.add(o)
+                        changed = True
+    ret = tree.body[-1]
+    useful = set(reads(ret))
+    changed = True
+    while changed:
+        changed = False
+        for ins, outs in pairs:
+            if any(o in useful for o in outs):
+                for i in ins:
+                    if i not in useful:
+                        useful.add(i)
+                        changed = True
+    return varied & useful

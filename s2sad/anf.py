@@ -1,0 +1,462 @@
+"""anf: A-normal, single-assignment form.
+
+Takes the parsed ``FunctionDef`` and its :class:`~s2sad.resolve.Namespace`; gives a new
+``FunctionDef`` whose statements are all of the forms below (atoms are names and constants):
+
+    x = atom | atom op atom | op atom | f(atom, ..., k=atom) | atom[index] | atom.attr | (atom, ...)
+    x = <comparison or boolean expression, kept whole: it carries no derivative>
+    a, b = atom                      x[index] = atom              f(atom, ...)   (a call statement)
+    if name: ...   for name in atom | range(atom, ...): ...   while <test>: ...   break   continue
+    return atom                      (once, as the last statement)
+
+Names assigned again in straight-line code get new versions (``x``, ``x1``); names assigned inside
+``if``/``for``/``while`` keep one name there (the reverse pass saves what they overwrite).  Method
+calls on arrays become NumPy calls (``x.sum(0)`` -> ``np.sum(x, 0)``, ``x.T`` -> ``np.transpose(x)``).
+Statement line numbers are the user's, for error messages and source maps.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from .errors import Location
+from .naming import Names, all_names, assign, const, name
+from .resolve import Namespace, dotted
+
+# Array methods that are NumPy functions of the receiver: method -> (function, packs *args into a tuple)
+_METHODS = {
+    "sum": ("sum", False), "mean": ("mean", False), "prod": ("prod", False), "max": ("max", False),
+    "min": ("min", False), "var": ("var", False), "std": ("std", False), "dot": ("dot", False),
+    "ravel": ("ravel", False), "flatten": ("ravel", False), "squeeze": ("squeeze", False),
+    "clip": ("clip", False), "copy": ("copy", False), "conj": ("conj", False), "conjugate": ("conj", False),
+    "cumsum": ("cumsum", False), "cumprod": ("cumprod", False), "trace": ("trace", False),
+    "reshape": ("reshape", True), "transpose": ("transpose", True), "swapaxes": ("swapaxes", False),
+    "argmax": ("argmax", False), "argmin": ("argmin", False), "argsort": ("argsort", False),
+    "round": ("round", False), "repeat": ("repeat", False), "diagonal": ("diagonal", False),
+    "any": ("any", False), "all": ("all", False), "nonzero": ("nonzero", False), "astype": ("astype", False),
+}
+_ARRAY_ATTRS = {"T": "transpose", "real": "real", "imag": "imag"}
+_OPAQUE = (gast.Compare, gast.BoolOp, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+           gast.Lambda, gast.JoinedStr, gast.Dict, gast.Set)
+_CONSTRUCT = {
+    gast.ListComp: "list comprehension", gast.SetComp: "set comprehension", gast.DictComp: "dict comprehension",
+    gast.GeneratorExp: "generator expression", gast.Lambda: "lambda", gast.JoinedStr: "f-string",
+    gast.Dict: "dict literal", gast.Set: "set literal", gast.Compare: "comparison", gast.BoolOp: "boolean operator",
+}
+
+
+def construct_name(node) -> str:
+    return _CONSTRUCT.get(type(node), type(node).__name__)
+
+
+def is_atom(node) -> bool:
+    return isinstance(node, (gast.Name, gast.Constant))
+
+
+def assigned_names(stmts) -> set[str]:
+    out = set()
+    for stmt in stmts:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                out.add(node.id)
+    return out
+
+
+class _ANF:
+    def __init__(self, tree: gast.FunctionDef, ns: Namespace, loc: Location, names: Names):
+        self.ns = ns
+        self.loc = loc
+        self.names = names
+        self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
+        self.env = {p: p for p in self.params}  # user name -> current version
+        self.out: list = []
+        self.depth = 0  # >0 inside if/for/while: no new versions
+        self.lineno = tree.lineno
+
+    # ---- naming ----------------------------------------------------------------------------
+    def version(self, user: str) -> str:
+        """The name an assignment to ``user`` writes to: a new version in straight-line code,
+        the current one inside ``if``/``for``/``while``; a first assignment keeps the user's name."""
+        if user not in self.env:
+            v = user
+        elif self.depth:
+            return self.env[user]
+        else:
+            v = self.names.fresh(user)
+        self.env[user] = v
+        return v
+
+    def emit(self, stmt, like):
+        gast.copy_location(stmt, like)
+        stmt.end_lineno = getattr(like, "end_lineno", None)
+        self.out.append(stmt)
+        return stmt
+
+    def error(self, node, msg):
+        return self.loc.error(node, msg)
+
+    # ---- expressions -----------------------------------------------------------------------
+    def atom(self, node):
+        """ANF ``node`` into a Name or Constant, emitting statements for its parts."""
+        if isinstance(node, gast.Constant):
+            return node
+        if isinstance(node, gast.Name):
+            return self.load(node)
+        if isinstance(node, gast.Attribute) and dotted(node) and dotted(node).split(".")[0] not in self.ns.locals:
+            return self.rename_loads(node)  # a module constant such as math.pi: an atom
+        value = self.expr(node)
+        if is_atom(value):
+            return value
+        tmp = self.names.temp()
+        self.emit(assign(tmp, value), node)
+        return name(tmp)
+
+    def load(self, node: gast.Name):
+        if node.id in self.ns.locals:
+            if node.id not in self.env:
+                raise self.error(node, f"variable '{node.id}' is read before it is assigned")
+            return name(self.env[node.id])
+        return name(node.id)
+
+    def rename_loads(self, node):
+        """Copy of an opaque expression with local names replaced by their current versions."""
+        node = _copy(node)
+        for n in gast.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in self.env:
+                n.id = self.env[n.id]
+        return node
+
+    def expr(self, node):
+        """ANF ``node`` into a single-operation expression over atoms."""
+        if is_atom(node):
+            return self.atom(node)
+        if isinstance(node, gast.BinOp):
+            return gast.BinOp(left=self.atom(node.left), op=node.op, right=self.atom(node.right))
+        if isinstance(node, gast.UnaryOp):
+            if isinstance(node.op, gast.Not):
+                return self.rename_loads(node)
+            return gast.UnaryOp(op=node.op, operand=self.atom(node.operand))
+        if isinstance(node, gast.Call):
+            return self.call(node)
+        if isinstance(node, gast.Subscript):
+            return gast.Subscript(value=self.atom(node.value), slice=self.index(node.slice), ctx=gast.Load())
+        if isinstance(node, gast.Attribute):
+            root = dotted(node)
+            if root and root.split(".")[0] not in self.ns.locals:
+                return self.rename_loads(node)
+            value = self.atom(node.value)
+            if node.attr in _ARRAY_ATTRS:
+                return self.np_call(_ARRAY_ATTRS[node.attr], [value], [], node)
+            return gast.Attribute(value=value, attr=node.attr, ctx=gast.Load())
+        if isinstance(node, (gast.Tuple, gast.List)):
+            if any(isinstance(e, gast.Starred) for e in node.elts):
+                raise self.error(node, "starred elements in a tuple or list are not supported; build it with np.concatenate")
+            return type(node)(elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.IfExp):
+            tmp = self.names.temp()
+            cond = self.condition(node.test)
+            self.depth += 1
+            body = self.block_of(lambda: self.emit(assign(tmp, self.expr(node.body)), node))
+            orelse = self.block_of(lambda: self.emit(assign(tmp, self.expr(node.orelse)), node))
+            self.depth -= 1
+            self.emit(gast.If(test=cond, body=body, orelse=orelse), node)
+            return name(tmp)
+        if isinstance(node, (gast.Yield, gast.YieldFrom)):
+            raise self.error(node, "generators (yield) cannot be differentiated; return a list or an array instead")
+        if isinstance(node, gast.Await):
+            raise self.error(node, "await cannot be differentiated; use a plain function")
+        if isinstance(node, gast.NamedExpr):
+            raise self.error(node, "the walrus operator := is not supported; assign on its own line")
+        if isinstance(node, gast.Slice):
+            raise self.error(node, "a slice is only allowed inside []")
+        if isinstance(node, _OPAQUE):
+            self.check_opaque(node)
+            return self.rename_loads(node)
+        raise self.error(node, f"{type(node).__name__} expressions are not supported")
+
+    def check_opaque(self, node):
+        for n in gast.walk(node):
+            if isinstance(n, (gast.Yield, gast.YieldFrom)):
+                raise self.error(n, "generators (yield) cannot be differentiated; return a list or an array instead")
+            if isinstance(n, gast.NamedExpr):
+                raise self.error(n, "the walrus operator := is not supported; assign on its own line")
+
+    def index(self, node):
+        if isinstance(node, gast.Slice):
+            return gast.Slice(*(None if p is None else self.atom(p) for p in (node.lower, node.upper, node.step)))
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple(elts=[self.index(e) for e in node.elts], ctx=gast.Load())
+        return self.atom(node)
+
+    def call(self, node: gast.Call):
+        func = node.func
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.error(node, "**kwargs in a call is not supported; pass keyword arguments by name")
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            raise self.error(node, "*args in a call is not supported; pass the arguments one by one")
+        root = dotted(func)
+        is_method = isinstance(func, gast.Attribute) and not (root and root.split(".")[0] not in self.ns.locals)
+        if is_method:
+            receiver = self.atom(func.value)
+            args = [self.atom(a) for a in node.args]
+            kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
+            if func.attr in _METHODS:
+                fname, packs = _METHODS[func.attr]
+                if packs:
+                    if len(args) == 1 and not kws:
+                        args = [args[0]]
+                    elif args:
+                        tmp = self.names.temp()
+                        self.emit(assign(tmp, gast.Tuple(elts=args, ctx=gast.Load())), node)
+                        args = [name(tmp)]
+                    elif fname == "transpose":
+                        args = []
+                return self.np_call(fname, [receiver, *args], kws, node)
+            return gast.Call(func=gast.Attribute(value=receiver, attr=func.attr, ctx=gast.Load()), args=args, keywords=kws)
+        if root is None:
+            raise self.error(node, "calling the result of an expression is not supported; assign the function to a name first")
+        obj = self.ns.lookup(func)
+        if root in ("eval", "exec") and obj in (eval, exec):
+            raise self.error(node, f"{root}() cannot be differentiated: s2sad needs to see the code; write it out")
+        args = [self.atom(a) for a in node.args]
+        kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
+        return gast.Call(func=self.rename_loads(func), args=args, keywords=kws)
+
+    def np_call(self, fname, args, kws, node):
+        self.ns.scope.setdefault("np", __import__("numpy"))
+        func = gast.Attribute(value=name("np"), attr=fname, ctx=gast.Load())
+        return gast.Call(func=func, args=args, keywords=kws)
+
+    def condition(self, test):
+        """Evaluate an ``if`` test once into a name (the adjoint replays the same branch)."""
+        value = self.expr(test)
+        if isinstance(value, gast.Name):
+            return value
+        tmp = self.names.fresh("cond")
+        self.emit(assign(tmp, value), test)
+        return name(tmp)
+
+    # ---- statements ------------------------------------------------------------------------
+    def block_of(self, fn):
+        saved, self.out = self.out, []
+        fn()
+        block, self.out = self.out, saved
+        return block or [gast.Pass()]
+
+    def stmts(self, stmts):
+        for s in stmts:
+            self.stmt(s)
+
+    def stmt(self, node):
+        method = getattr(self, "s_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, _UNSUPPORTED.get(type(node).__name__, f"'{type(node).__name__}' statements are not supported"))
+        method(node)
+
+    def assign_to(self, target, value_node, stmt):
+        """Assign an *unevaluated* expression to a target."""
+        if isinstance(target, gast.Name):
+            value = self.expr(value_node)
+            self.emit(assign(self.version(target.id), value), stmt)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            if isinstance(value_node, (gast.Tuple, gast.List)) and len(value_node.elts) == len(target.elts) and not any(
+                isinstance(e, gast.Starred) for e in target.elts + value_node.elts
+            ):
+                atoms = [self.atom(v) for v in value_node.elts]
+                for t, a in zip(target.elts, atoms):
+                    self.assign_atom(t, a, stmt)
+            else:
+                self.assign_atom(target, self.atom(value_node), stmt)
+        else:
+            self.assign_atom(target, self.atom(value_node), stmt)
+
+    def assign_atom(self, target, atom, stmt):
+        if isinstance(target, gast.Name):
+            self.emit(assign(self.version(target.id), atom), stmt)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            if any(isinstance(e, gast.Starred) for e in target.elts):
+                raise self.error(target, "starred assignment (a, *rest = ...) is not supported; index the sequence")
+            if all(isinstance(e, gast.Name) for e in target.elts):
+                elts = [name(self.version(e.id), gast.Store()) for e in target.elts]
+                self.emit(gast.Assign(targets=[gast.Tuple(elts=elts, ctx=gast.Store())], value=atom, type_comment=None), stmt)
+            else:
+                temps = [name(self.names.temp(), gast.Store()) for _ in target.elts]
+                self.emit(gast.Assign(targets=[gast.Tuple(elts=temps, ctx=gast.Store())], value=atom, type_comment=None), stmt)
+                for t, tmp in zip(target.elts, temps):
+                    self.assign_atom(t, name(tmp.id), stmt)
+        elif isinstance(target, gast.Subscript):
+            base = target.value
+            if not isinstance(base, gast.Name):
+                base = self.atom(base)
+            else:
+                base = self.load(base)
+            index = self.index(target.slice)
+            self.emit(gast.Assign(targets=[gast.Subscript(value=name(base.id, gast.Load()), slice=index, ctx=gast.Store())],
+                                  value=atom, type_comment=None), stmt)
+        elif isinstance(target, gast.Attribute):
+            raise self.error(target, f"assigning to an attribute (.{target.attr} = ...) is not supported inside a differentiated function")
+        else:
+            raise self.error(target, f"cannot assign to {type(target).__name__}")
+
+    def s_Assign(self, node):
+        if len(node.targets) == 1:
+            return self.assign_to(node.targets[0], node.value, node)
+        tmp = self.atom(node.value)
+        for t in node.targets:
+            self.assign_atom(t, tmp, node)
+
+    def s_AnnAssign(self, node):
+        if node.value is not None:
+            self.assign_to(node.target, node.value, node)
+
+    def s_AugAssign(self, node):
+        target = node.target
+        if isinstance(target, gast.Name):
+            current = self.load(target)
+            value = gast.BinOp(left=current, op=node.op, right=self.atom(node.value))
+            self.emit(assign(self.version(target.id), value), node)
+        elif isinstance(target, gast.Subscript):
+            base = self.atom(target.value)
+            index = self.index(target.slice)
+            old = self.names.temp()
+            self.emit(assign(old, gast.Subscript(value=base, slice=index, ctx=gast.Load())), node)
+            new = self.names.temp()
+            self.emit(assign(new, gast.BinOp(left=name(old), op=node.op, right=self.atom(node.value))), node)
+            self.emit(gast.Assign(targets=[gast.Subscript(value=name(base.id), slice=_copy(index), ctx=gast.Store())],
+                                  value=name(new), type_comment=None), node)
+        else:
+            raise self.error(target, f"augmented assignment to {type(target).__name__} is not supported")
+
+    def s_Expr(self, node):
+        value = node.value
+        if isinstance(value, gast.Constant):
+            return  # docstring or bare constant
+        if isinstance(value, (gast.Yield, gast.YieldFrom)):
+            self.expr(value)
+        if isinstance(value, gast.Call):
+            self.emit(gast.Expr(value=self.call(value)), node)
+            return
+        self.expr(value)  # evaluated for errors only; no effect
+
+    def s_Return(self, node):
+        if self.depth:
+            raise self.error(node, "early return is not supported yet; assign the result to a variable and return once at the end")
+        value = const(None) if node.value is None else self.expr(node.value)
+        if not (isinstance(value, gast.Name) and value.id not in self.params):
+            out = self.names.fresh("out")
+            self.emit(assign(out, value), node)
+            value = name(out)
+        self.emit(gast.Return(value=value), node)
+
+    def s_If(self, node):
+        cond = self.condition(node.test)
+        self.depth += 1
+        self.predeclare(node.body + node.orelse)
+        body = self.block_of(lambda: self.stmts(node.body))
+        orelse = self.block_of(lambda: self.stmts(node.orelse)) if node.orelse else []
+        self.depth -= 1
+        self.emit(gast.If(test=cond, body=body, orelse=orelse), node)
+
+    def predeclare(self, stmts):
+        """Give every name first assigned inside a compound statement its one name now."""
+        for user in sorted(assigned_names(stmts)):
+            if user not in self.env:
+                saved, self.depth = self.depth, 0
+                self.version(user)
+                self.depth = saved
+
+    def s_For(self, node):
+        if node.orelse:
+            raise self.error(node, "for ... else is not supported; use a flag variable set before break")
+        it = node.iter
+        if isinstance(it, gast.Call) and dotted(it.func) == "range" and self.ns.lookup(it.func) is range and not it.keywords:
+            iter_value = gast.Call(func=name("range"), args=[self.atom(a) for a in it.args], keywords=[])
+        else:
+            iter_value = self.atom(it)
+        self.depth += 1
+        self.predeclare([node])
+        target = node.target
+        if isinstance(target, gast.Name):
+            loop_target = name(self.env[target.id], gast.Store())
+            body = self.block_of(lambda: self.stmts(node.body))
+        else:
+            tmp = self.names.temp()
+            loop_target = name(tmp, gast.Store())
+            body = self.block_of(lambda: (self.assign_atom(target, name(tmp), node), self.stmts(node.body)))
+        self.depth -= 1
+        self.emit(gast.For(target=loop_target, iter=iter_value, body=body, orelse=[], type_comment=None), node)
+
+    def s_While(self, node):
+        if node.orelse:
+            raise self.error(node, "while ... else is not supported; use a flag variable set before break")
+        self.depth += 1
+        self.predeclare([node])
+        test = self.rename_loads(node.test)
+        self.check_opaque(test)
+        if _has_call(test):
+            # the test runs every iteration: evaluate it at the top of the body into a flag
+            raise self.error(node.test, "a while condition must be a simple comparison of variables; "
+                             "compute the condition into a variable before the loop and at the end of the body")
+        body = self.block_of(lambda: self.stmts(node.body))
+        self.depth -= 1
+        self.emit(gast.While(test=test, body=body, orelse=[]), node)
+
+    def s_Break(self, node):
+        self.emit(gast.Break(), node)
+
+    def s_Continue(self, node):
+        self.emit(gast.Continue(), node)
+
+    def s_Pass(self, node):
+        pass
+
+    def s_Assert(self, node):
+        self.emit(gast.Assert(test=self.rename_loads(node.test), msg=node.msg and self.rename_loads(node.msg)), node)
+
+    def s_Raise(self, node):
+        self.emit(gast.Raise(exc=node.exc and self.rename_loads(node.exc), cause=node.cause and self.rename_loads(node.cause)), node)
+
+
+def _has_call(node):
+    return any(isinstance(n, gast.Call) for n in gast.walk(node))
+
+
+_UNSUPPORTED = {
+    "Try": "try/except cannot be differentiated (the derivative of an exception path is undefined); move the try outside the differentiated function",
+    "TryStar": "try/except* cannot be differentiated; move it outside the differentiated function",
+    "With": "with blocks are not supported inside a differentiated function; move them outside",
+    "AsyncWith": "async with is not supported; use a plain function",
+    "AsyncFor": "async for loops are not supported; use a plain for loop",
+    "FunctionDef": "nested function definitions are not supported yet; define the function at module level and pass what it needs as arguments",
+    "AsyncFunctionDef": "nested async functions are not supported",
+    "ClassDef": "class definitions are not supported inside a differentiated function; define the class at module level",
+    "Global": "global statements are not supported: writes to globals cannot be differentiated; return the value instead",
+    "Nonlocal": "nonlocal statements are not supported: writes to enclosing variables cannot be differentiated; return the value instead",
+    "Delete": "del is not supported inside a differentiated function",
+    "Import": "import statements inside a differentiated function are not supported; import at module level",
+    "ImportFrom": "import statements inside a differentiated function are not supported; import at module level",
+    "Match": "match statements are not supported yet; use if/elif",
+}
+
+
+def _copy(node):
+    return copy.deepcopy(node)
+
+
+def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.FunctionDef, Names]:
+    names = Names(all_names(tree) | set(ns.used) | {"np", "math"})
+    pass_ = _ANF(tree, ns, loc, names)
+    body = tree.body
+    pass_.stmts(body)
+    if not pass_.out or not isinstance(pass_.out[-1], gast.Return):
+        raise loc.error(tree, f"function '{tree.name}' must end with a return statement to be differentiated")
+    returns = [s for s in gast.walk(gast.Module(body=pass_.out[:-1], type_ignores=[])) if isinstance(s, gast.Return)]
+    if returns:
+        raise loc.error(returns[0], "early return is not supported yet; assign the result to a variable and return once at the end")
+    new = gast.FunctionDef(name=tree.name, args=tree.args, body=pass_.out, decorator_list=[], returns=None,
+                           type_comment=None, type_params=[])
+    gast.copy_location(new, tree)
+    return new, names

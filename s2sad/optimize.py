@@ -1,0 +1,139 @@
+"""optimize: clean generated code without changing what it computes.
+
+Takes a derivative ``FunctionDef``; gives it back with dead assignments removed, constants folded
+(``2 - 1`` -> ``1``, ``x ** 1`` -> ``x``, ``e * 1`` -> ``e``) and arguments that equal the callee's
+defaults dropped (``unreduce(g, x, None, False)`` -> ``unreduce(g, x)``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+
+import gast
+
+from . import runtime
+from .ir import reads
+
+
+def optimize(fn: gast.FunctionDef, ns=None) -> gast.FunctionDef:
+    fn = _Fold().visit(fn)
+    _drop_defaults(fn, ns)
+    _dead_code(fn)
+    return fn
+
+
+def _num(node):
+    return isinstance(node, gast.Constant) and isinstance(node.value, numbers.Number) and not isinstance(node.value, bool)
+
+
+class _Fold(gast.NodeTransformer):
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right, op = node.left, node.right, node.op
+        if _num(left) and _num(right) and isinstance(op, (gast.Add, gast.Sub, gast.Mult)):
+            value = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b, gast.Mult: lambda a, b: a * b}[type(op)](
+                left.value, right.value)
+            return gast.Constant(value=value, kind=None)
+        if isinstance(op, gast.Pow) and _num(right) and right.value == 1:
+            return left
+        if isinstance(op, (gast.Mult, gast.Div)) and _num(right) and right.value == 1:
+            return left
+        if isinstance(op, gast.Mult) and _num(left) and left.value == 1:
+            return right
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.USub) and _num(node.operand):
+            return gast.Constant(value=-node.operand.value, kind=None)
+        if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.UnaryOp) and isinstance(node.operand.op, gast.USub):
+            return node.operand.operand
+        return node
+
+
+_HELPERS = {name: obj for name, obj in vars(runtime).items() if inspect.isfunction(obj) and not name.startswith("_")}
+
+
+def _defaults_of(func):
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
+    return [(p.name, p.default) for p in sig.parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _same(node, default):
+    return (isinstance(node, gast.Constant) and default is not inspect.Parameter.empty
+            and type(node.value) is type(default) and node.value == default)
+
+
+def _drop_defaults(fn, ns):
+    import numpy as np
+
+    for call in [n for n in gast.walk(fn) if isinstance(n, gast.Call)]:
+        func = call.func
+        obj = None
+        if isinstance(func, gast.Name) and func.id in _HELPERS:
+            obj = _HELPERS[func.id]
+        elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == "np":
+            obj = getattr(np, func.attr, None)
+        if obj is None:
+            continue
+        params = _defaults_of(obj)
+        if params is None:
+            continue
+        defaults = dict(params)
+        call.keywords = [k for k in call.keywords if not (k.arg in defaults and _same(k.value, defaults[k.arg]))]
+        if not call.keywords:
+            while call.args and len(call.args) <= len(params) and _same(call.args[-1], params[len(call.args) - 1][1]):
+                call.args.pop()
+
+
+def _dead_code(fn):
+    """Remove assignments whose names nothing reads (flow-insensitive, so safe inside loops)."""
+    while True:
+        used = _reads_everywhere(fn)
+        removed = _remove_unused(fn.body, used)
+        if not removed:
+            return
+
+
+def _reads_everywhere(fn):
+    counts = {}
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            counts[node.id] = counts.get(node.id, 0) + 1
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            counts[node.target.id] = counts.get(node.target.id, 0) + 1
+    return counts
+
+
+def _remove_unused(body, used) -> bool:
+    removed = False
+    keep = []
+    for stmt in body:
+        if isinstance(stmt, gast.Assign) and not isinstance(stmt.targets[0], gast.Subscript):
+            names = [n.id for n in gast.walk(stmt.targets[0]) if isinstance(n, gast.Name)]
+            self_reads = reads(stmt.value)
+            if all(used.get(n, 0) - self_reads.count(n) <= 0 for n in names) and _pure(stmt.value):
+                removed = True
+                continue
+        for field in ("body", "orelse"):
+            sub = getattr(stmt, field, None)
+            if isinstance(sub, list):
+                removed |= _remove_unused(sub, used)
+                if not sub and field == "body":
+                    sub.append(gast.Pass())
+        keep.append(stmt)
+    body[:] = keep
+    return removed
+
+
+def _pure(value) -> bool:
+    """Calls that may have effects (method calls such as ``stack.pop()``) are kept."""
+    for n in gast.walk(value):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append"):
+            return False
+    return True

@@ -1,0 +1,118 @@
+"""The pipeline: parse -> resolve -> anf -> activity/shapes -> reverse | forward -> optimize -> codegen.
+
+``derive(fn, wrt, mode)`` gives a :class:`Generated` module: its functions (the requested
+derivative first, then those of the user functions it calls), the user globals they read, and
+source text.  Each pass is a function of its own module; this file only chains them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+
+import gast
+
+from . import codegen
+from .activity import activity
+from .anf import anf
+from .errors import DifferentiationError
+from .optimize import optimize
+from .parse import parse_function
+from .resolve import resolve
+from .shapes import infer_shapes
+
+
+@dataclass
+class Prepared:
+    fn: object
+    parsed: object
+    ns: object
+    tree: gast.FunctionDef
+    names: object
+
+
+@dataclass
+class Generated:
+    functions: list = field(default_factory=list)
+    namespace: dict = field(default_factory=dict)
+    entry: str = ""
+    sources: list = field(default_factory=list)  # (user function, file:line) per generated function
+
+    def source(self, header: str = "", imports=None) -> str:
+        return codegen.module_source(self.functions, header, imports)
+
+
+def prepare(fn) -> Prepared:
+    parsed = parse_function(fn)
+    ns = resolve(parsed)
+    tree, names = anf(parsed.tree, ns, parsed.loc)
+    return Prepared(fn, parsed, ns, tree, names)
+
+
+def param_names(fn) -> list[str]:
+    return [p.name for p in inspect.signature(fn).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+class _Session:
+    """One generated module: the entry derivative plus derivatives of the user functions it calls."""
+
+    def __init__(self):
+        self.gen = Generated()
+        self.requested: dict = {}
+        self.taken: set[str] = set()
+
+    def unique(self, base: str) -> str:
+        name, i = base, 1
+        while name in self.taken:
+            name, i = f"{base}_{i}", i + 1
+        self.taken.add(name)
+        return name
+
+    def add_namespace(self, prep: Prepared):
+        for key, value in prep.ns.used.items():
+            if key in self.gen.namespace and self.gen.namespace[key] is not value:
+                raise DifferentiationError(
+                    f"{prep.parsed.loc.filename}: the name '{key}' means different objects in "
+                    f"{prep.fn.__qualname__} and another differentiated function; rename one of them")
+            self.gen.namespace[key] = value
+
+    def reverse(self, fn, wrt: tuple, mode: str, fname: str, prep: Prepared | None = None, seed=None):
+        from .reverse import reverse
+
+        prep = prep or prepare(fn)
+        self.add_namespace(prep)
+        self.taken.add(prep.fn.__name__)
+        act = activity(prep.tree, list(wrt), prep.ns)
+        shapes = infer_shapes(prep.tree, prep.ns)
+        deriv, seed = reverse(prep.tree, list(wrt), prep.ns, prep.parsed.loc, prep.names, shapes, act,
+                              self.request_vjp, mode=mode, fname=fname, seed=seed)
+        deriv = optimize(deriv, prep.ns)
+        return deriv, seed
+
+    def request_vjp(self, fn, wrt: tuple, stmt):
+        key = (fn, wrt)
+        if key in self.requested:
+            return self.requested[key]
+        prep = prepare(fn)
+        base = f"vjp_{fn.__name__}" if list(wrt) == param_names(fn) else f"vjp_{fn.__name__}_{'_'.join(wrt)}"
+        fname = self.unique(base)
+        out = prep.tree.body[-1].value.id
+        seed = prep.names.fresh("b" + out)
+        self.requested[key] = (fname, seed)
+        self.reverse_into(fn, wrt, fname, prep, seed)
+        return fname, seed
+
+    def reverse_into(self, fn, wrt, fname, prep, seed):
+        deriv, _ = self.reverse(fn, wrt, "vjp_kw", fname, prep, seed)
+        self.gen.functions.append(deriv)
+
+
+def derive(fn, wrt: tuple, mode: str, fname: str) -> Generated:
+    """Generate the module for one request.  ``mode``: grad | value_and_grad | vjp."""
+    session = _Session()
+    session.taken.add(fname)
+    deriv, _ = session.reverse(fn, wrt, mode, fname)
+    session.gen.functions.insert(0, deriv)
+    session.gen.entry = fname
+    return session.gen

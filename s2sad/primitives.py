@@ -1,0 +1,125 @@
+"""What primitive each ANF statement applies: the bridge between statements and the rule table.
+
+``classify(stmt, ns)`` gives an :class:`Op`: its kind, its rule (if any) and its arguments bound
+as atoms.  The passes switch on ``Op.kind``, never on a particular primitive.
+"""
+
+from __future__ import annotations
+
+import operator
+import types
+from dataclasses import dataclass, field
+
+import gast
+import numpy as np
+
+from .resolve import MISSING, Namespace
+from .rules import lookup
+from .rules.registry import Rule
+
+_BINOPS = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
+    gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.FloorDiv: operator.floordiv,
+    gast.Mod: operator.mod, gast.BitAnd: operator.and_, gast.BitOr: operator.or_, gast.BitXor: operator.xor,
+    gast.LShift: operator.lshift, gast.RShift: operator.rshift,
+}
+_UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Invert: operator.invert}
+OPERATOR_SYMBOLS = {
+    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/", operator.pow: "**",
+    operator.matmul: "@", operator.floordiv: "//", operator.mod: "%", operator.neg: "unary -",
+}
+DATA_ATTRS = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"}
+
+COPY, RULE, CALL, GETITEM, BUILD, UNPACK, SETITEM, NONDIFF, UNKNOWN, OPAQUE = (
+    "copy", "rule", "call", "getitem", "build", "unpack", "setitem", "nondiff", "unknown", "opaque")
+
+
+@dataclass
+class Op:
+    kind: str
+    stmt: object
+    rule: Rule | None = None
+    fn: object = None
+    args: list = field(default_factory=list)
+    keywords: dict = field(default_factory=dict)
+    what: str = ""  # how to name the construct in messages
+
+
+def is_user_function(obj) -> bool:
+    if not isinstance(obj, types.FunctionType):
+        return False
+    module = getattr(obj, "__module__", "") or ""
+    return not module.split(".")[0] in ("numpy", "s2sad", "math", "builtins", "scipy")
+
+
+def classify(stmt, ns: Namespace) -> Op:
+    if isinstance(stmt, gast.Expr):
+        return _call(stmt.value, stmt, ns)
+    target = stmt.targets[0]
+    value = stmt.value
+    if isinstance(target, gast.Tuple):
+        return Op(UNPACK, stmt, args=[value], what="tuple unpacking")
+    if isinstance(target, gast.Subscript):
+        return Op(SETITEM, stmt, args=[target.value, target.slice, value], what="assignment into an array element")
+    if isinstance(value, (gast.Name, gast.Constant)) or _is_dotted_global(value, ns):
+        return Op(COPY, stmt, args=[value], what="assignment")
+    if isinstance(value, gast.BinOp):
+        fn = _BINOPS[type(value.op)]
+        return _with_rule(fn, stmt, [value.left, value.right], {}, OPERATOR_SYMBOLS.get(fn, type(value.op).__name__))
+    if isinstance(value, gast.UnaryOp):
+        if isinstance(value.op, gast.Not):
+            return Op(NONDIFF, stmt, what="not")
+        fn = _UNARY[type(value.op)]
+        return _with_rule(fn, stmt, [value.operand], {}, OPERATOR_SYMBOLS.get(fn, "~"))
+    if isinstance(value, gast.Subscript):
+        return _with_rule(operator.getitem, stmt, [value.value, value.slice], {}, "indexing")
+    if isinstance(value, gast.Attribute):
+        if value.attr in DATA_ATTRS:
+            return Op(NONDIFF, stmt, what=f".{value.attr}")
+        return Op(UNKNOWN, stmt, what=f"attribute .{value.attr}")
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return Op(BUILD, stmt, args=list(value.elts), what="tuple" if isinstance(value, gast.Tuple) else "list")
+    if isinstance(value, gast.Call):
+        return _call(value, stmt, ns)
+    if isinstance(value, (gast.Compare, gast.BoolOp)):
+        return Op(NONDIFF, stmt, what="comparison")
+    from .anf import construct_name
+
+    return Op(OPAQUE, stmt, what=construct_name(value))
+
+
+def _is_dotted_global(value, ns):
+    if not isinstance(value, gast.Attribute):
+        return False
+    root = value
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    return isinstance(root, gast.Name) and root.id not in ns.locals
+
+
+def _call(call, stmt, ns: Namespace) -> Op:
+    from .resolve import dotted
+
+    args = list(call.args)
+    keywords = {k.arg: k.value for k in call.keywords}
+    path = dotted(call.func)
+    obj = ns.lookup(call.func)
+    if obj is MISSING:
+        what = f"method .{call.func.attr}()" if isinstance(call.func, gast.Attribute) else f"{path}()"
+        return Op(UNKNOWN, stmt, args=args, keywords=keywords, what=what)
+    if is_user_function(obj):
+        return Op(CALL, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()")
+    return _with_rule(obj, stmt, args, keywords, path)
+
+
+def _with_rule(fn, stmt, args, keywords, what) -> Op:
+    rule = lookup(fn)
+    if rule is None:
+        if isinstance(fn, type) and issubclass(fn, (int, bool, str, range)) or fn in _NONDIFF_BUILTINS:
+            return Op(NONDIFF, stmt, fn=fn, args=args, keywords=keywords, what=what)
+        return Op(UNKNOWN, stmt, fn=fn, args=args, keywords=keywords, what=what)
+    kind = RULE if rule.differentiable else NONDIFF
+    return Op(kind, stmt, rule=rule, fn=fn, args=args, keywords=keywords, what=what)
+
+
+_NONDIFF_BUILTINS = {len, range, isinstance, print, type, id, hash, enumerate, zip, np.shape, np.ndim, np.size}

@@ -1,0 +1,562 @@
+"""reverse: reverse mode.  ANF function -> derivative function (primal sweep, then adjoint sweep).
+
+Takes ANF code, the ``wrt`` parameter names, the active set and symbolic shapes; gives a
+``FunctionDef`` ``df_dx(x, ..., bout=1.0)`` and asks ``request_vjp`` for the adjoints of the user
+functions it calls.  Conventions of the generated code:
+
+* adjoints are ``b<name>``; an adjoint that is still zero does not exist (symbolic zero): its first
+  contribution assigns it, later ones add to it;
+* adjoints are summed back to their input's shape (``unbroadcast``) only where shapes may differ;
+* a value that code inside ``if``/``for``/``while`` overwrites, and that the adjoint needs, is
+  pushed on a list before the write and popped after the write's adjoint (``z_stack``);
+* ``for i in range(...)`` loops run backwards as ``for i in reversed(range(...))``; ``while`` loops
+  and loops with ``break`` count their iterations; an ``if`` replays the branch its condition chose.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from . import primitives as P
+from .ir import reads, targets, walk_stmts
+from .naming import assign, const, name
+from .rules.registry import ELEMENTWISE, public_name
+from .template import substitute, template_locals, to_node
+
+_LIVE_AT_START = object()
+
+
+def _call(func: str, *args, **kwargs):
+    f = name(func) if "." not in func else _dotted(func)
+    return gast.Call(func=f, args=list(args), keywords=[gast.keyword(arg=k, value=v) for k, v in kwargs.items()])
+
+
+def _dotted(path):
+    root, *rest = path.split(".")
+    node = name(root)
+    for attr in rest:
+        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+    return node
+
+
+def _method(obj: str, meth: str, *args):
+    return gast.Call(func=gast.Attribute(value=name(obj), attr=meth, ctx=gast.Load()), args=list(args), keywords=[])
+
+
+def _has_break(body) -> bool:
+    for stmt in body:
+        if isinstance(stmt, gast.Break):
+            return True
+        if isinstance(stmt, gast.If) and (_has_break(stmt.body) or _has_break(stmt.orelse)):
+            return True
+    return False
+
+
+class Reverse:
+    def __init__(self, tree, wrt, ns, loc, names, shapes, active, request_vjp):
+        self.tree, self.wrt, self.ns, self.loc, self.names = tree, wrt, ns, loc, names
+        self.shapes, self.active, self.request_vjp = shapes, active, request_vjp
+        self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
+        self.primal_vars = {t for s in walk_stmts(tree.body) for t in targets(s)} | set(self.params)
+        self.sequences = {s.targets[0].id for s in walk_stmts(tree.body)
+                          if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                          and isinstance(s.value, (gast.Tuple, gast.List))}
+        self._adj: dict[str, str] = {}
+        self.live: set[str] = set()
+        self.owned: set[str] = set()
+        self.stacks: dict[str, str] = {}
+        self.pops: list = []  # (pop statement, variable): dropped later if the variable is not needed
+        self.loops: dict[int, dict] = {}
+        self.depth = 0
+        self.keep_live: set[str] = set()  # adjoints live throughout the enclosing loops' iterations
+
+    # ---- names -----------------------------------------------------------------------------
+    def adj(self, var: str) -> str:
+        if var not in self._adj:
+            self._adj[var] = self.names.fresh("b" + var)
+        return self._adj[var]
+
+    def stack(self, var: str) -> str:
+        if var not in self.stacks:
+            self.stacks[var] = self.names.fresh(var + "_stack")
+        return self.stacks[var]
+
+    def is_active(self, atom) -> bool:
+        return isinstance(atom, gast.Name) and atom.id in self.active
+
+    def error(self, node, msg):
+        return self.loc.error(node, msg)
+
+    # ---- accumulation ----------------------------------------------------------------------
+    def accumulate(self, var: str, expr, out, sign=1, elementwise=False, atom=None):
+        """Emit ``b<var> += expr`` honouring symbolic zeros, unbroadcast and sequences."""
+        if elementwise and not self.shapes.same(atom, out):
+            expr = _call("unbroadcast", expr, name(var))
+        b = self.adj(var)
+        if b not in self.live:
+            value = expr if sign > 0 else gast.UnaryOp(op=gast.USub(), operand=expr)
+            self.live.add(b)
+            self.owned.discard(b)
+            if isinstance(expr, gast.BinOp) or sign < 0:
+                self.owned.add(b)
+            return [assign(b, value)]
+        if var in self.sequences:
+            return [assign(b, _call("add_seq", name(b), expr))]
+        op = gast.Add() if sign > 0 else gast.Sub()
+        self.owned.add(b)
+        return [assign(b, gast.BinOp(left=name(b), op=op, right=expr))]
+
+    def accumulate_index(self, var: str, index, expr):
+        """Emit ``b<var>[index] += expr`` into an owned array."""
+        b = self.adj(var)
+        out = []
+        if b not in self.live:
+            out.append(assign(b, _call("zeros_like", name(var))))
+            self.live.add(b)
+            self.owned.add(b)
+        elif b not in self.owned:
+            out.append(assign(b, gast.BinOp(left=name(b), op=gast.Add(), right=_call("zeros_like", name(var)))))
+            self.owned.add(b)
+        if _basic_index(index, self.range_vars):
+            target = gast.Subscript(value=name(b), slice=index, ctx=gast.Store())
+            out.append(gast.AugAssign(target=target, op=gast.Add(), value=expr))
+        else:
+            out.append(gast.Expr(value=_call("add_at", name(b), _index_value(index), expr)))
+        return out
+
+    def zero(self, var: str):
+        b = self.adj(var)
+        self.live.add(b)
+        self.owned.add(b)
+        if self.shapes.is_scalar(name(var)):
+            return assign(b, const(0.0))
+        return assign(b, _call("zeros_like", name(var)))
+
+    # ---- statements ------------------------------------------------------------------------
+    def adjoint_block(self, stmts) -> list:
+        out = []
+        for stmt in reversed(stmts):
+            out.extend(self.adjoint_stmt(stmt))
+        return out
+
+    def adjoint_stmt(self, stmt) -> list:
+        if isinstance(stmt, gast.If):
+            return self.adjoint_if(stmt)
+        if isinstance(stmt, gast.For):
+            return self.adjoint_for(stmt)
+        if isinstance(stmt, gast.While):
+            return self.adjoint_while(stmt)
+        if isinstance(stmt, (gast.Break, gast.Continue, gast.Pass, gast.Return, gast.Assert, gast.Raise)):
+            return []
+        if isinstance(stmt, gast.Expr):
+            self.check_expr(stmt)
+            return []
+        code = self.adjoint_assign(stmt)
+        if self.depth:
+            for var in targets(stmt):
+                if isinstance(stmt.targets[0], gast.Subscript):
+                    continue
+                pop = assign(var, _method(self.stack(var), "pop"))
+                self.pops.append((pop, var))
+                code.append(pop)
+        return code
+
+    def check_expr(self, stmt):
+        op = P.classify(stmt, self.ns)
+        if op.kind == P.CALL or op.kind == P.UNKNOWN:
+            func = stmt.value.func
+            if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in self.active:
+                raise self.error(stmt, f"{op.what} changes '{func.value.id}' in place, which s2sad cannot differentiate yet; "
+                                 "build a new value instead")
+
+    def adjoint_assign(self, stmt) -> list:
+        outs = targets(stmt)
+        if not any(o in self.active for o in outs):
+            return []
+        op = P.classify(stmt, self.ns)
+        if op.kind == P.SETITEM:
+            raise self.error(stmt, "assignment into an element of an active array (x[i] = v) is not supported yet; "
+                             "build the array with np.stack or np.concatenate")
+        if op.kind == P.UNPACK:
+            return self.adjoint_unpack(stmt, op)
+        out = outs[0]
+        bout = self.adj(out)
+        if bout not in self.live:
+            return []  # nothing flows back: symbolic zero
+        self.live.discard(bout)  # the value before this assignment is another value: its adjoint starts at zero
+        code = self.adjoint_op(stmt, op, out, bout)
+        if bout in self.keep_live and bout not in self.live:
+            code.append(self.zero(out))  # the next iteration's adjoint starts from zero, not from nothing
+        return code
+
+    def adjoint_op(self, stmt, op, out, bout):
+        if op.kind == P.COPY:
+            code = self.acc_atom(op.args[0], name(bout), out)
+        elif op.kind == P.BUILD:
+            code = []
+            for i, elt in enumerate(op.args):
+                if self.is_active(elt):
+                    item = gast.Subscript(value=name(bout), slice=const(i), ctx=gast.Load())
+                    code += self.accumulate(elt.id, item, name(out))
+        elif op.kind == P.RULE:
+            code = self.adjoint_rule(stmt, op, out, bout)
+        elif op.kind == P.CALL:
+            code = self.adjoint_call(stmt, op, out, bout)
+        elif op.kind == P.NONDIFF:
+            code = []
+        else:
+            raise self.error(stmt, self.no_rule_message(op))
+        return code
+
+    def no_rule_message(self, op):
+        if op.kind == P.OPAQUE:
+            return f"{op.what} over differentiated values is not supported; write it as a for loop"
+        if op.fn is not None:
+            return (f"no derivative rule for `{public_name(op.fn)}`; register one with s2sad.reverse_rule "
+                    "(and s2sad.forward_rule), or wrap inputs that need no derivative in s2sad.stop_gradient")
+        return (f"s2sad cannot differentiate {op.what} applied to a differentiated value; "
+                "use a NumPy function or register a rule with s2sad.reverse_rule")
+
+    def acc_atom(self, atom, expr, out):
+        if self.is_active(atom):
+            return self.accumulate(atom.id, expr, name(out))
+        return []
+
+    def adjoint_unpack(self, stmt, op):
+        src = op.args[0]
+        outs = targets(stmt)
+        live = [self.adj(o) in self.live for o in outs]
+        if not any(live) or not self.is_active(src):
+            for o in outs:
+                self.live.discard(self.adj(o))
+            return []
+        code = []
+        parts = []
+        for o, is_live in zip(outs, live):
+            if is_live:
+                parts.append(name(self.adj(o)))
+            else:
+                parts.append(_call("zeros_like", name(o)))
+            self.live.discard(self.adj(o))
+        code += self.accumulate(src.id, gast.Tuple(elts=parts, ctx=gast.Load()), name(outs[0]))
+        return code
+
+    def adjoint_rule(self, stmt, op, out, bout):
+        rule = op.rule
+        mapping = None
+        for template in rule.reverse:
+            try:
+                mapping = template.bind(op.args, op.keywords)
+                break
+            except TypeError as exc:
+                error = exc
+        if mapping is None:
+            if not rule.reverse:
+                raise self.error(stmt, f"`{rule.name}` has no reverse-mode rule yet; register one with s2sad.reverse_rule")
+            raise self.error(stmt, f"cannot differentiate this call of `{rule.name}`: {error}")
+        subs = dict(mapping)
+        subs[template.out] = out
+        subs["b" + template.out] = bout
+        locals_ = template_locals(template.body, template.params)
+        for loc in locals_:
+            subs[loc] = self.names.temp()
+        aliased = [p for p, a in mapping.items() if isinstance(a, gast.Name) and a.id == out]
+        code, last = [], []
+        for tstmt in template.body:
+            acc = _accumulation(tstmt, template.params)
+            if acc is None:  # a local helper value
+                code.append(substitute(tstmt, subs))
+                continue
+            param, index, sign, expr = acc
+            atom = mapping.get(param)
+            if not self.is_active(atom):
+                continue
+            expr = substitute(expr, subs)
+            (last if param in aliased else code).append((atom, index, sign, expr))
+        result = []
+        if len(last) > 1:
+            tmp = self.names.temp()
+            result.append(assign(tmp, name(bout)))
+            last = [(a, i, s, substitute(e, {bout: tmp})) for a, i, s, e in last]
+        for item in code + last:
+            if isinstance(item, gast.AST):
+                result.append(item)
+                continue
+            atom, index, sign, expr = item
+            if index is not None:
+                result += self.accumulate_index(atom.id, substitute(index, subs), expr)
+            else:
+                result += self.accumulate(atom.id, expr, name(out), sign, rule.kind == ELEMENTWISE, atom)
+        return result
+
+    def adjoint_call(self, stmt, op, out, bout):
+        fn = op.fn
+        import inspect
+
+        try:
+            bound = inspect.signature(fn).bind(*op.args, **op.keywords)
+        except TypeError as exc:
+            raise self.error(stmt, f"cannot call {op.what}: {exc}") from None
+        active_params = [p for p, a in bound.arguments.items() if self.is_active(a)]
+        vjp_name, seed = self.request_vjp(fn, tuple(active_params), stmt)
+        call = gast.Call(func=name(vjp_name), args=[to_node(a) for a in op.args],
+                         keywords=[gast.keyword(arg=k, value=to_node(v)) for k, v in op.keywords.items()]
+                         + [gast.keyword(arg=seed, value=name(bout))])
+        atoms = [bound.arguments[p] for p in active_params]
+        if len(atoms) == 1:
+            return self.accumulate(atoms[0].id, call, name(out))
+        if all(self.adj(a.id) not in self.live for a in atoms) and len({a.id for a in atoms}) == len(atoms):
+            elts = [name(self.adj(a.id), gast.Store()) for a in atoms]
+            for a in atoms:
+                self.live.add(self.adj(a.id))
+            return [gast.Assign(targets=[gast.Tuple(elts=elts, ctx=gast.Store())], value=call, type_comment=None)]
+        tmp = self.names.temp()
+        code = [assign(tmp, call)]
+        for i, a in enumerate(atoms):
+            code += self.accumulate(a.id, gast.Subscript(value=name(tmp), slice=const(i), ctx=gast.Load()), name(out))
+        return code
+
+    # ---- control flow ----------------------------------------------------------------------
+    def adjoint_if(self, stmt):
+        start = set(self.live)
+        self.depth += 1
+        body = self.adjoint_block(stmt.body)
+        live_body = set(self.live)
+        self.live = set(start)
+        orelse = self.adjoint_block(stmt.orelse)
+        live_else = set(self.live)
+        self.depth -= 1
+        merged = live_body | live_else
+        body += [self.zero(self._var_of(b)) for b in sorted(merged - live_body)]
+        orelse += [self.zero(self._var_of(b)) for b in sorted(merged - live_else)]
+        self.live = merged
+        if not body and not orelse:
+            return []
+        return [gast.If(test=stmt.test, body=body or [gast.Pass()], orelse=orelse)]
+
+    def _var_of(self, b):
+        return next(v for v, a in self._adj.items() if a == b)
+
+    def loop_body(self, body):
+        """Adjoint of a loop body whose set of live adjoints is the same at every iteration."""
+        start = set(self.live)
+        outer = self.keep_live
+        for _ in range(10):
+            saved = (set(self.owned), list(self.pops))
+            self.live = set(start)
+            self.keep_live = outer | start
+            self.depth += 1
+            code = self.adjoint_block(body)
+            self.depth -= 1
+            end = set(self.live)
+            if end <= start:
+                break
+            start |= end
+            self.owned, self.pops = saved
+        self.keep_live = outer
+        # adjoints live at the start of an iteration but reset inside it: make them zero again
+        code += [self.zero(self._var_of(b)) for b in sorted(start - end)]
+        self.live = start
+        return code, start
+
+    def adjoint_for(self, stmt):
+        info = self.loops[id(stmt)]
+        before = set(self.live)
+        code, start = self.loop_body(stmt.body)
+        init = [self.zero(self._var_of(b)) for b in sorted(start - before)]
+        if not code:
+            self.live = before | start
+            return init
+        if info["counter"] is None:
+            it = _call("reversed", stmt.iter)
+            loop = gast.For(target=stmt.target, iter=it, body=code, orelse=[], type_comment=None)
+        else:
+            it = _call("reversed", gast.Subscript(value=stmt.iter, slice=gast.Slice(None, self.count(info), None), ctx=gast.Load()))
+            loop = gast.For(target=stmt.target, iter=it, body=code, orelse=[], type_comment=None)
+        return init + [loop]
+
+    def adjoint_while(self, stmt):
+        info = self.loops[id(stmt)]
+        before = set(self.live)
+        code, start = self.loop_body(stmt.body)
+        init = [self.zero(self._var_of(b)) for b in sorted(start - before)]
+        if not code:
+            return init
+        loop = gast.For(target=name("_", gast.Store()), iter=_call("range", self.count(info)), body=code, orelse=[],
+                        type_comment=None)
+        return init + [loop]
+
+    def count(self, info):
+        if info["count_stack"]:
+            return _method(info["count_stack"], "pop")
+        return name(info["counter"])
+
+    # ---- primal sweep ----------------------------------------------------------------------
+    def plan_loops(self, stmts, depth=0):
+        for stmt in stmts:
+            if isinstance(stmt, (gast.For, gast.While)):
+                needs_counter = isinstance(stmt, gast.While) or _has_break(stmt.body)
+                counter = self.names.fresh("n_iter") if needs_counter else None
+                self.loops[id(stmt)] = {
+                    "counter": counter,
+                    "count_stack": self.names.fresh(counter + "_stack") if counter and depth else None,
+                }
+                self.plan_loops(stmt.body, depth + 1)
+            elif isinstance(stmt, gast.If):
+                self.plan_loops(stmt.body, depth)
+                self.plan_loops(stmt.orelse, depth)
+
+    def primal_block(self, stmts, needed, depth=0):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, gast.If):
+                out.append(gast.If(test=stmt.test, body=self.primal_block(stmt.body, needed, depth + 1),
+                                   orelse=self.primal_block(stmt.orelse, needed, depth + 1)))
+            elif isinstance(stmt, (gast.For, gast.While)):
+                info = self.loops[id(stmt)]
+                body = self.primal_block(stmt.body, needed, depth + 1)
+                if info["counter"]:
+                    out.append(assign(info["counter"], const(0)))
+                    body.insert(0, gast.AugAssign(target=name(info["counter"], gast.Store()), op=gast.Add(), value=const(1)))
+                loop = gast.copy_location(type(stmt)(**{f: getattr(stmt, f) for f in stmt._fields}), stmt)
+                loop.body = body
+                out.append(loop)
+                if info["count_stack"]:
+                    out.append(gast.Expr(value=_method(info["count_stack"], "append", name(info["counter"]))))
+            else:
+                if depth and isinstance(stmt, gast.Assign) and not isinstance(stmt.targets[0], gast.Subscript):
+                    for var in targets(stmt):
+                        if var in needed:
+                            out.append(gast.Expr(value=_method(self.stack(var), "append", name(var))))
+                out.append(stmt)
+        return out
+
+
+def _accumulation(tstmt, params):
+    """``b<p> += e`` -> (p, None, +1, e); ``b<p>[i] += e`` -> (p, i, +1, e); else None."""
+    if not isinstance(tstmt, gast.AugAssign) or not isinstance(tstmt.op, (gast.Add, gast.Sub)):
+        return None
+    target, index = tstmt.target, None
+    if isinstance(target, gast.Subscript):
+        target, index = target.value, target.slice
+    if isinstance(target, gast.Name) and target.id.startswith("b") and target.id[1:] in params:
+        return target.id[1:], index, 1 if isinstance(tstmt.op, gast.Add) else -1, tstmt.value
+    return None
+
+
+def _basic_index(index, range_vars) -> bool:
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    for p in parts:
+        if isinstance(p, gast.Slice):
+            continue
+        if isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis or isinstance(p.value, int)):
+            continue
+        if isinstance(p, gast.Name) and p.id in range_vars:
+            continue
+        return False
+    return True
+
+
+def _index_value(index):
+    """An index as a value expression: slices become slice(...) calls."""
+    if isinstance(index, gast.Slice):
+        return _call("slice", *[p if p is not None else const(None) for p in (index.lower, index.upper, index.step)])
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[_index_value(e) for e in index.elts], ctx=gast.Load())
+    return index
+
+
+def reverse(tree, wrt, ns, loc, names, shapes, active, request_vjp, *, mode="grad", fname=None, seed=None):
+    """Build the derivative function.  ``mode``: grad | value_and_grad | vjp (seed required, keyword-only
+    when the function has keyword-only parameters)."""
+    rev = Reverse(tree, wrt, ns, loc, names, shapes, active, request_vjp)
+    rev.range_vars = {s.target.id for s in walk_stmts(tree.body) if isinstance(s, gast.For)}
+    ret = tree.body[-1]
+    out = ret.value.id
+    if seed:
+        rev._adj[out] = seed
+    bout = rev.adj(out)
+    rev.plan_loops(tree.body[:-1])
+    if out in active:
+        rev.live.add(bout)
+    adjoint = rev.adjoint_block(tree.body[:-1])
+    results = []
+    for w in wrt:
+        b = rev.adj(w)
+        if b not in rev.live:
+            adjoint.append(assign(b, _call("zeros_like", name(w))))
+        results.append(name(b))
+    # which primal values the adjoint reads decides what loops must save
+    adjoint_module = gast.Module(body=adjoint, type_ignores=[])
+    needed = {n for n in reads(adjoint_module) if n in rev.primal_vars}
+    keep = {id(p) for p, var in rev.pops if var in needed}
+    adjoint = _drop(adjoint, {id(p) for p, _ in rev.pops} - keep)
+    primal = rev.primal_block(tree.body[:-1], needed)
+    stacks = [assign(rev.stacks[v], gast.List(elts=[], ctx=gast.Load())) for v in sorted(rev.stacks) if v in needed]
+    for info in rev.loops.values():
+        if info["count_stack"]:
+            stacks.append(assign(info["count_stack"], gast.List(elts=[], ctx=gast.Load())))
+    predefine = _predefinitions(tree, {v for v in rev.stacks if v in needed})
+    if mode == "grad" and not shapes.is_scalar(name(out)):
+        primal.append(gast.Expr(value=_call("expect_scalar", name(out), const(tree.name))))
+    result = results[0] if len(results) == 1 else gast.Tuple(elts=results, ctx=gast.Load())
+    if mode == "value_and_grad":
+        result = gast.Tuple(elts=[name(out), result], ctx=gast.Load())
+    body = predefine + stacks + primal + adjoint + [gast.Return(value=result)]
+    args = _signature(tree, bout, mode)
+    fn = gast.FunctionDef(name=fname, args=args, body=body, decorator_list=[], returns=None, type_comment=None,
+                          type_params=[])
+    return gast.copy_location(fn, tree), bout
+
+
+def _drop(stmts, drop_ids):
+    out = []
+    for s in stmts:
+        if id(s) in drop_ids:
+            continue
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.Module):
+                setattr(s, field, _drop(getattr(s, field), drop_ids))
+        if isinstance(s, (gast.For, gast.While)) and not s.body:
+            continue
+        if isinstance(s, gast.If) and not s.body and not s.orelse:
+            continue
+        if isinstance(s, gast.If) and not s.body:
+            s.body = [gast.Pass()]
+        out.append(s)
+    return out
+
+
+def _predefinitions(tree, pushed):
+    """``v = None`` for pushed variables not bound before the first loop iteration pushes them."""
+    defined = {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    out = []
+    for stmt in tree.body:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            for s in walk_stmts([stmt]):
+                for v in targets(s) if isinstance(s, gast.Assign) else []:
+                    if v in pushed and v not in defined and v not in {n.targets[0].id for n in out}:
+                        out.append(assign(v, const(None)))
+        elif isinstance(stmt, gast.Assign):
+            defined.update(targets(stmt))
+    return out
+
+
+def _signature(tree, bout, mode):
+    a = tree.args
+    seed = name(bout, gast.Param())
+    args = gast.arguments(args=list(a.args), posonlyargs=[], vararg=a.vararg, kwonlyargs=list(a.kwonlyargs),
+                          kw_defaults=list(a.kw_defaults), kwarg=a.kwarg, defaults=list(a.defaults))
+    if mode == "vjp_kw" or a.kwonlyargs:
+        args.kwonlyargs.append(seed)
+        args.kw_defaults.append(None if mode.startswith("vjp") else const(1.0))
+    elif mode == "vjp":
+        if a.defaults:
+            args.kwonlyargs.append(seed)
+            args.kw_defaults.append(None)
+        else:
+            args.args.append(seed)
+    else:
+        args.args.append(seed)
+        args.defaults.append(const(1.0))
+    return args

@@ -1,0 +1,103 @@
+"""Arithmetic: the operators ``+ - * / ** @`` and unary ``-``/``+``, with their NumPy ufunc twins."""
+
+import operator
+
+import numpy as np
+
+from ..runtime import unmatmul_x, unmatmul_y  # noqa: F401  (names used in templates)
+from .registry import ELEMENTWISE, forward_rule, reverse_rule
+
+# fmt: off
+# ---- binary elementwise ------------------------------------------------------------------
+
+
+@reverse_rule(operator.add, np.add, kind=ELEMENTWISE)
+def add(z, x, y):
+    bx += bz
+    by += bz
+
+
+@forward_rule(operator.add, np.add, kind=ELEMENTWISE)
+def add(z, x, y):
+    dz = dx + dy
+
+
+@reverse_rule(operator.sub, np.subtract, kind=ELEMENTWISE)
+def sub(z, x, y):
+    bx += bz
+    by -= bz
+
+
+@forward_rule(operator.sub, np.subtract, kind=ELEMENTWISE)
+def sub(z, x, y):
+    dz = dx - dy
+
+
+@reverse_rule(operator.mul, np.multiply, kind=ELEMENTWISE)
+def mul(z, x, y):
+    bx += bz * y
+    by += bz * x
+
+
+@forward_rule(operator.mul, np.multiply, kind=ELEMENTWISE)
+def mul(z, x, y):
+    dz = dx * y + x * dy
+
+
+@reverse_rule(operator.truediv, np.divide, np.true_divide, kind=ELEMENTWISE)
+def truediv(z, x, y):
+    bx += bz / y
+    by -= bz * z / y
+
+
+@forward_rule(operator.truediv, np.divide, np.true_divide, kind=ELEMENTWISE)
+def truediv(z, x, y):
+    dz = dx / y - dy * z / y
+
+
+@reverse_rule(operator.pow, np.power, kind=ELEMENTWISE)
+def pow(z, x, y):
+    bx += bz * y * x ** (y - 1)
+    by += bz * z * np.log(x)
+
+
+@forward_rule(operator.pow, np.power, kind=ELEMENTWISE)
+def pow(z, x, y):
+    dz = dx * y * x ** (y - 1) + dy * z * np.log(x)
+
+
+# ---- unary -------------------------------------------------------------------------------
+
+
+@reverse_rule(operator.neg, np.negative, kind=ELEMENTWISE)
+def neg(y, x):
+    bx -= by
+
+
+@forward_rule(operator.neg, np.negative, kind=ELEMENTWISE)
+def neg(y, x):
+    dy = -dx
+
+
+@reverse_rule(operator.pos, np.positive, kind=ELEMENTWISE)
+def pos(y, x):
+    bx += by
+
+
+@forward_rule(operator.pos, np.positive, kind=ELEMENTWISE)
+def pos(y, x):
+    dy = dx
+
+
+# ---- matrix product ----------------------------------------------------------------------
+
+
+@reverse_rule(operator.matmul, np.matmul)
+def matmul(z, x, y):
+    bx += unmatmul_x(bz, x, y)
+    by += unmatmul_y(bz, x, y)
+
+
+@forward_rule(operator.matmul, np.matmul)
+def matmul(z, x, y):
+    dz = dx @ y + x @ dy

@@ -1,0 +1,198 @@
+"""Runtime helpers called by generated derivative code.
+
+Small, dependency-free (numpy only) functions for what no single expression says well: summing an
+adjoint back over broadcast dimensions, undoing a reduction, matmul adjoints for any rank.  Each
+one is plain enough to be copied into a standalone module (``--standalone``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def unbroadcast(g, x):
+    """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``."""
+    shape = np.shape(x)
+    gshape = np.shape(g)
+    if gshape == shape:
+        return g
+    if len(gshape) > len(shape):
+        g = np.sum(g, axis=tuple(range(len(gshape) - len(shape))))
+        gshape = np.shape(g)
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and i < len(gshape) and gshape[i] != 1)
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    if not shape and isinstance(x, (float, int)):
+        return complex(g) if np.iscomplexobj(g) else float(g)
+    return np.broadcast_to(g, shape) if np.shape(g) != shape else g
+
+
+def unreduce(g, x, axis=None, keepdims=False):
+    """Broadcast the adjoint ``g`` of a reduction of ``x`` over ``axis`` back to ``x``'s shape."""
+    shape = np.shape(x)
+    if axis is not None and not keepdims:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
+    return np.broadcast_to(g, shape)
+
+
+def zeros_like(x):
+    """A zero adjoint for ``x``: ``0.0`` for Python scalars, a float array of ``x``'s shape otherwise."""
+    if x is None or isinstance(x, (float, int)):
+        return 0.0
+    if isinstance(x, complex):
+        return 0j
+    if isinstance(x, (list, tuple)):
+        return [zeros_like(v) for v in x]
+    x = np.asarray(x)
+    return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
+
+
+def expect_scalar(value, function):
+    """grad needs a scalar output; say what to use otherwise."""
+    if np.ndim(value) != 0:
+        raise ValueError(
+            f"grad({function}) needs {function} to return a scalar, but it returned an array of shape "
+            f"{np.shape(value)}; use s2sad.vjp with a seed of that shape, or s2sad.jacobian"
+        )
+
+
+def add_at(g, index, v):
+    """``g[index] += v`` where repeated indices accumulate (fancy indexing) and ``g`` is owned."""
+    if _is_basic(index):
+        g[index] += v
+    else:
+        np.add.at(g, index, v)
+    return g
+
+
+def _is_basic(index):
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(
+        p is None or p is Ellipsis or isinstance(p, (slice, int, np.integer)) for p in parts
+    )
+
+
+def _matmul_promote(x, y, g):
+    """Views of x, y, g as >=2-d operands of matmul (1-d operands gain the axis matmul gives them)."""
+    x2 = x[None, :] if np.ndim(x) == 1 else x
+    y2 = y[:, None] if np.ndim(y) == 1 else y
+    g2 = g
+    if np.ndim(x) == 1:
+        g2 = np.expand_dims(g2, -2)
+    if np.ndim(y) == 1:
+        g2 = np.expand_dims(g2, -1)
+    return np.asarray(x2), np.asarray(y2), g2
+
+
+def unmatmul_x(g, x, y):
+    """Adjoint of ``x`` in ``x @ y``."""
+    x2, y2, g2 = _matmul_promote(x, y, g)
+    bx = unbroadcast(g2 @ np.swapaxes(y2, -1, -2), x2)
+    return bx.reshape(np.shape(x))
+
+
+def unmatmul_y(g, x, y):
+    """Adjoint of ``y`` in ``x @ y``."""
+    x2, y2, g2 = _matmul_promote(x, y, g)
+    by = unbroadcast(np.swapaxes(x2, -1, -2) @ g2, y2)
+    return by.reshape(np.shape(y))
+
+
+def undot_x(g, x, y):
+    """Adjoint of ``x`` in ``np.dot(x, y)`` (any ranks, scalars included)."""
+    if np.ndim(x) == 0 or np.ndim(y) == 0:
+        return unbroadcast(g * y, x)
+    if np.ndim(y) == 1:
+        return np.multiply.outer(g, y)
+    axes_g = list(range(np.ndim(x) - 1, np.ndim(g)))
+    axes_y = list(range(np.ndim(y) - 2)) + [np.ndim(y) - 1]
+    return np.tensordot(g, y, axes=(axes_g, axes_y))
+
+
+def undot_y(g, x, y):
+    """Adjoint of ``y`` in ``np.dot(x, y)`` (any ranks, scalars included)."""
+    if np.ndim(x) == 0 or np.ndim(y) == 0:
+        return unbroadcast(g * x, y)
+    lead = list(range(np.ndim(x) - 1))
+    by = np.tensordot(x, g, axes=(lead, lead))
+    return by if np.ndim(y) == 1 else np.moveaxis(by, 0, -2)
+
+
+def unprod(g, x, y, axis=None, keepdims=False):
+    """Adjoint of ``y = np.prod(x, axis)``: the product of the other factors, exact with zeros."""
+    x = np.asarray(x)
+    g = unreduce(g, x, axis, keepdims)
+    if np.all(x != 0):
+        return g * unreduce(y, x, axis, keepdims) / x
+    if axis is None:
+        flat = x.ravel()
+        return g * _prod_others(flat, 0).reshape(x.shape)
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    if len(axes) != 1:
+        moved = np.moveaxis(x, axes, tuple(range(-len(axes), 0)))
+        merged = moved.reshape(moved.shape[: -len(axes)] + (-1,))
+        others = _prod_others(merged, -1).reshape(moved.shape)
+        return g * np.moveaxis(others, tuple(range(-len(axes), 0)), axes)
+    return g * _prod_others(x, axes[0])
+
+
+def _prod_others(x, axis):
+    """For each element, the product of all others along ``axis`` (no division)."""
+    x = np.moveaxis(x, axis, -1)
+    ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
+    left = np.cumprod(np.concatenate([ones, x[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, x[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return np.moveaxis(left * right, -1, axis)
+
+
+def unextremum(g, x, y, axis=None, keepdims=False):
+    """Adjoint of ``np.max``/``np.min``: split equally among the tied extreme elements."""
+    mask = np.asarray(x) == unreduce(y, x, axis, keepdims)
+    count = np.sum(mask, axis=axis, keepdims=True)
+    return unreduce(g, x, axis, keepdims) * mask / count
+
+
+def unconcatenate(g, xs, axis=0):
+    """Split the adjoint of ``np.concatenate(xs, axis)`` into one piece per input."""
+    if axis is None:
+        sizes = [np.size(x) for x in xs]
+        return [p.reshape(np.shape(x)) for p, x in zip(np.split(g, np.cumsum(sizes)[:-1]), xs)]
+    sizes = [np.shape(x)[axis] for x in xs]
+    return np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+
+
+def unstack(g, axis=0):
+    """Split the adjoint of ``np.stack(xs, axis)`` into one piece per input."""
+    return list(np.moveaxis(g, axis, 0))
+
+
+def unsqueeze(g, x):
+    """Reshape the adjoint of a shape-only operation back to ``x``'s shape."""
+    return np.reshape(g, np.shape(x))
+
+
+def untranspose(g, axes=None):
+    """Adjoint of ``np.transpose(x, axes)``."""
+    if axes is None:
+        return np.transpose(g)
+    return np.transpose(g, np.argsort(axes))
+
+
+def unnorm(g, x, y, axis=None, keepdims=False):
+    """Adjoint of the 2-norm / Frobenius norm ``y = np.linalg.norm(x, axis=axis)`` (0 at ``y == 0``)."""
+    y = unreduce(y, x, axis, keepdims)
+    safe = np.where(y == 0, 1.0, y)
+    return unreduce(g, x, axis, keepdims) * np.where(y == 0, 0.0, x / safe)
+
+
+def unsum_items(g, items):
+    """Adjoint of the builtin ``sum(items)``: every item (or row of an array) receives ``g``."""
+    if isinstance(items, (list, tuple)):
+        return [unbroadcast(g, v) for v in items]
+    return unreduce(g, items, 0)
+
+
+def add_seq(a, b):
+    """Accumulate adjoints of lists/tuples element by element."""
+    return [p + q for p, q in zip(a, b)]

@@ -1,0 +1,97 @@
+"""shapes: a symbolic shape for every variable, to know where adjoints must be unbroadcast.
+
+Takes ANF code and the namespace; gives ``shape[name]``: a frozenset of *symbols* whose broadcast
+is the variable's shape (the empty set is a scalar), or None when unknown.  Each parameter is a
+symbol; an elementwise result is the union of its inputs' symbols; a full reduction or a ``math``
+function is a scalar.  Arguments of ``math`` functions are scalars, and so is everything that was
+broadcast into a scalar, so plain float code is proved scalar and needs no ``unbroadcast``.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .ir import walk_stmts
+from .primitives import BUILD, COPY, GETITEM, NONDIFF, RULE, classify
+from .rules.registry import ELEMENTWISE, REDUCTION, SCALAR
+
+
+class Shapes:
+    def __init__(self):
+        self.of: dict[str, frozenset | None] = {}
+        self.scalar_symbols: set[str] = set()
+
+    def get(self, atom) -> frozenset | None:
+        if isinstance(atom, gast.Constant):
+            return frozenset() if isinstance(atom.value, (int, float, complex, bool)) else None
+        if isinstance(atom, gast.Name):
+            s = self.of.get(atom.id)
+            return None if s is None else frozenset(s - self.scalar_symbols)
+        return None
+
+    def same(self, a, b) -> bool:
+        sa, sb = self.get(a), self.get(b)
+        return sa is not None and sa == sb
+
+    def is_scalar(self, atom) -> bool:
+        return self.get(atom) == frozenset()
+
+
+def infer_shapes(tree: gast.FunctionDef, ns) -> Shapes:
+    shapes = Shapes()
+    for a in tree.args.args + tree.args.kwonlyargs:
+        shapes.of[a.id] = frozenset([a.id])
+    defs: dict[str, list] = {}
+    stmts = [s for s in walk_stmts(tree.body) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    for _ in range(8):
+        before = (dict(shapes.of), set(shapes.scalar_symbols))
+        for stmt in stmts:
+            op = classify(stmt, ns)
+            out = stmt.targets[0].id
+            value = _value_shape(op, shapes)
+            if op.kind == RULE and op.rule.kind == SCALAR:
+                for a in op.args:
+                    shapes.scalar_symbols |= shapes.get(a) or set()
+            defs.setdefault(out, [])
+            if value not in defs[out]:
+                defs[out].append(value)
+            if len(defs[out]) == 1 and out not in shapes.of or shapes.of.get(out) == value:
+                shapes.of[out] = value
+            elif out not in tree_params(tree):
+                shapes.of[out] = frozenset([out])  # several definitions: a symbol of its own
+        # a variable known scalar makes everything assigned to it scalar
+        for out, values in defs.items():
+            if shapes.get(gast.Name(id=out, ctx=gast.Load(), annotation=None, type_comment=None)) == frozenset():
+                for v in values:
+                    if v:
+                        shapes.scalar_symbols |= v
+        if (shapes.of, shapes.scalar_symbols) == before:
+            break
+    return shapes
+
+
+def tree_params(tree):
+    return {a.id for a in tree.args.args + tree.args.kwonlyargs}
+
+
+def _value_shape(op, shapes: Shapes):
+    if op.kind == COPY:
+        return shapes.get(op.args[0])
+    if op.kind in (BUILD, GETITEM, NONDIFF):
+        return None
+    if op.kind == RULE:
+        kind = op.rule.kind
+        if kind == SCALAR:
+            return frozenset()
+        if kind == ELEMENTWISE:
+            parts = [shapes.get(a) for a in op.args]
+            if any(p is None for p in parts):
+                return None
+            return frozenset().union(*parts)
+        if kind == REDUCTION:
+            axis = op.keywords.get("axis", op.args[1] if len(op.args) > 1 else None)
+            keep = op.keywords.get("keepdims")
+            no_axis = axis is None or isinstance(axis, gast.Constant) and axis.value is None
+            no_keep = keep is None or isinstance(keep, gast.Constant) and not keep.value
+            return frozenset() if no_axis and no_keep else None
+    return None

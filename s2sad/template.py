@@ -1,0 +1,45 @@
+"""Instantiating rule templates at a call site: parameter names -> the site's atoms and adjoints."""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from .naming import const
+
+
+def to_node(value):
+    """A bound argument as an expression: atoms stay, Python defaults become constants."""
+    if isinstance(value, gast.AST):
+        return copy.deepcopy(value)
+    if isinstance(value, tuple):
+        return gast.Tuple(elts=[to_node(v) for v in value], ctx=gast.Load())
+    return const(value)
+
+
+def substitute(node, mapping: dict):
+    """Copy of ``node`` with each Name in ``mapping`` replaced by (a copy of) its expression."""
+    node = copy.deepcopy(node)
+
+    class Sub(gast.NodeTransformer):
+        def visit_Name(self, n):
+            if n.id in mapping:
+                repl = mapping[n.id]
+                if isinstance(repl, str):
+                    return gast.Name(id=repl, ctx=n.ctx, annotation=None, type_comment=None)
+                return to_node(repl)
+            return n
+
+    return Sub().visit(node)
+
+
+def template_locals(body, params) -> list[str]:
+    """Names a template assigns that are neither adjoints nor tangents of its parameters."""
+    special = {p for p in params} | {"b" + p for p in params} | {"d" + p for p in params}
+    out = []
+    for stmt in body:
+        for n in gast.walk(stmt):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id not in special and n.id not in out:
+                out.append(n.id)
+    return out

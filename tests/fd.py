@@ -1,0 +1,29 @@
+"""Central finite differences, for checking every derivative s2sad generates."""
+
+import numpy as np
+
+
+def numeric_grad(f, args, i, eps=1e-6):
+    """d f(*args) / d args[i] by central differences; f may return any shape (result: out.shape + x.shape)."""
+    x = args[i]
+    scalar = np.ndim(x) == 0
+    x = np.array(x, dtype=float)
+    out0 = np.asarray(f(*args), dtype=float)
+    grad = np.zeros(out0.shape + x.shape)
+    for idx in np.ndindex(*x.shape) if x.shape else [()]:
+        xp, xm = x.copy(), x.copy()
+        xp[idx] += eps
+        xm[idx] -= eps
+        ap, am = list(args), list(args)
+        ap[i] = float(xp) if scalar else xp
+        am[i] = float(xm) if scalar else xm
+        d = (np.asarray(f(*ap), dtype=float) - np.asarray(f(*am), dtype=float)) / (2 * eps)
+        grad[(Ellipsis,) + idx] = d
+    return grad
+
+
+def assert_close(actual, expected, rtol=1e-5, atol=1e-6):
+    actual = np.asarray(actual, dtype=float)
+    expected = np.asarray(expected, dtype=float)
+    assert actual.shape == expected.shape, f"shape {actual.shape} != {expected.shape}"
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
