@@ -49,6 +49,8 @@ def infer_shapes(tree: gast.FunctionDef, ns) -> Shapes:
             op = classify(stmt, ns)
             out = stmt.targets[0].id
             value = _value_shape(op, shapes)
+            if value is None and op.kind != BUILD:
+                value = frozenset([out])  # unknown, but the same wherever this value flows
             if op.kind == RULE and op.rule.kind == SCALAR:
                 for a in op.args:
                     shapes.scalar_symbols |= shapes.get(a) or set()
