@@ -136,7 +136,11 @@ class Reverse:
     def adjoint_block(self, stmts) -> list:
         out = []
         for stmt in reversed(stmts):
-            out.extend(self.adjoint_stmt(stmt))
+            code = self.adjoint_stmt(stmt)
+            for c in code:  # the user's line, for source maps and tracebacks
+                if getattr(c, "lineno", None) is None:
+                    gast.copy_location(c, stmt)
+            out.extend(code)
         return out
 
     def adjoint_stmt(self, stmt) -> list:
