@@ -18,6 +18,7 @@ Statement line numbers are the user's, for error messages and source maps.
 from __future__ import annotations
 
 import copy
+import inspect
 
 import gast
 
@@ -73,6 +74,8 @@ class _ANF:
         self.env = {p: p for p in self.params}  # user name -> current version
         self.out: list = []
         self.depth = 0  # >0 inside if/for/while: no new versions
+        self.in_loop = 0
+        self.return_name = None  # the one name every return assigns, when there are several
         self.lineno = tree.lineno
 
     # ---- naming ----------------------------------------------------------------------------
@@ -342,14 +345,16 @@ class _ANF:
         self.expr(value)  # evaluated for errors only; no effect
 
     def s_Return(self, node):
-        if self.depth:
-            raise self.error(node, "early return is not supported yet; assign the result to a variable and return once at the end")
+        if self.in_loop:
+            raise self.error(node, "return inside a loop is not supported; break out of the loop and return after it")
         value = const(None) if node.value is None else self.expr(node.value)
-        if not (isinstance(value, gast.Name) and value.id not in self.params):
-            out = self.names.fresh("out")
-            self.emit(assign(out, value), node)
-            value = name(out)
-        self.emit(gast.Return(value=value), node)
+        if self.return_name is None and not self.depth and isinstance(value, gast.Name) and value.id not in self.params:
+            self.emit(gast.Return(value=value), node)  # the only return: no extra name
+            return
+        if self.return_name is None:
+            self.return_name = self.names.fresh("out")
+        self.emit(assign(self.return_name, value), node)
+        self.emit(gast.Return(value=name(self.return_name)), node)
 
     def s_If(self, node):
         cond = self.condition(node.test)
@@ -369,25 +374,92 @@ class _ANF:
                 self.depth = saved
 
     def s_For(self, node):
+        """Every loop becomes ``for i in range(...)``: sequences are indexed, so the adjoint can
+        run the same indices backwards and send each element's adjoint to its place."""
         if node.orelse:
             raise self.error(node, "for ... else is not supported; use a flag variable set before break")
-        it = node.iter
-        if isinstance(it, gast.Call) and dotted(it.func) == "range" and self.ns.lookup(it.func) is range and not it.keywords:
-            iter_value = gast.Call(func=name("range"), args=[self.atom(a) for a in it.args], keywords=[])
-        else:
-            iter_value = self.atom(it)
+        it, target = node.iter, node.target
+        call = dotted(it.func) if isinstance(it, gast.Call) else None
+        builtin = self.ns.lookup(it.func) if call else None
+        if isinstance(it, gast.GeneratorExp) or call and inspect.isgeneratorfunction(builtin):
+            raise self.error(it, "iterating over a generator cannot be differentiated; build a list or an array first")
+        if call == "range" and builtin is range and not it.keywords:
+            self.loop(node, gast.Call(func=name("range"), args=[self.atom(a) for a in it.args], keywords=[]), target, [])
+            return
+        if call == "enumerate" and builtin is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2:
+            seq = self.atom(it.args[0])
+            start = self.atom(it.args[1]) if len(it.args) > 1 else None
+            index, item = target.elts
+            if start is None and isinstance(index, gast.Name):
+                self.loop(node, self.len_range(seq), index, [(item, seq, None)])
+            else:
+                k = gast.Name(id=self.names.fresh("k"), ctx=gast.Store(), annotation=None, type_comment=None)
+                self.loop(node, self.len_range(seq), k, [(item, seq, None), (index, start or const(0), "offset")])
+            return
+        if call == "zip" and builtin is zip and isinstance(target, gast.Tuple) and len(target.elts) == len(it.args):
+            seqs = [self.atom(a) for a in it.args]
+            n = self.names.temp()
+            self.emit(assign(n, gast.Call(func=name("min"), args=[_len(q) for q in seqs], keywords=[])), node)
+            k = name(self.names.fresh("k"), gast.Store())
+            rng = gast.Call(func=name("range"), args=[name(n)], keywords=[])
+            self.loop(node, rng, k, [(t, q, None) for t, q in zip(target.elts, seqs)])
+            return
+        if call == "reversed" and builtin is reversed:
+            seq = self.atom(it.args[0])
+            k = name(self.names.fresh("k"), gast.Store())
+            rng = gast.Call(func=name("range"), args=[gast.BinOp(left=_len(seq), op=gast.Sub(), right=const(1)),
+                                                      const(-1), const(-1)], keywords=[])
+            self.loop(node, rng, k, [(target, seq, None)])
+            return
+        if call in ("map", "filter", "iter") or isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) \
+                and it.func.attr in ("items", "keys", "values"):
+            raise self.error(it, f"iterating over {call or it.func.attr + '()'} is not supported; iterate over a list, "
+                             "an array, range, enumerate or zip")
+        seq = self.atom(it)
+        k = name(self.names.fresh("i"), gast.Store())
+        self.loop(node, self.len_range(seq), k, [(target, seq, None)])
+
+    def len_range(self, seq):
+        return gast.Call(func=name("range"), args=[_len(seq)], keywords=[])
+
+    def loop(self, node, iter_value, target, items):
+        """Emit ``for target in iter_value`` whose body first binds each (item target, sequence) element."""
         self.depth += 1
-        self.predeclare([node])
-        target = node.target
-        if isinstance(target, gast.Name):
-            loop_target = name(self.env[target.id], gast.Store())
-            body = self.block_of(lambda: self.stmts(node.body))
-        else:
-            tmp = self.names.temp()
-            loop_target = name(tmp, gast.Store())
-            body = self.block_of(lambda: (self.assign_atom(target, name(tmp), node), self.stmts(node.body)))
+        if isinstance(target, gast.Name) and target.id in self.env and self.depth == 1:
+            self.depth = 0
+            self.version(target.id)  # a fresh version: the loop must not overwrite a value used before it
+            self.depth = 1
+        self.predeclare([node] + [gast.Assign(targets=[t], value=const(0), type_comment=None) for t, _, _ in items])
+        index = name(self.env.get(target.id, target.id) if target.id in self.env else self.version(target.id), gast.Store())
+
+        def body():
+            for item, seq, how in items:
+                if how == "offset":
+                    value = gast.BinOp(left=name(index.id), op=gast.Add(), right=seq)
+                    self.assign_atom(item, self.atom_of(value, node), node)
+                else:
+                    value = gast.Subscript(value=seq, slice=name(index.id), ctx=gast.Load())
+                    self.assign_value(item, value, node)
+            self.stmts(node.body)
+
+        self.in_loop += 1
+        block = self.block_of(body)
+        self.in_loop -= 1
         self.depth -= 1
-        self.emit(gast.For(target=loop_target, iter=iter_value, body=body, orelse=[], type_comment=None), node)
+        block = restructure(block, self.loc)
+        self.emit(gast.For(target=index, iter=iter_value, body=block, orelse=[], type_comment=None), node)
+
+    def atom_of(self, value, node):
+        tmp = self.names.temp()
+        self.emit(assign(tmp, value), node)
+        return name(tmp)
+
+    def assign_value(self, target, value, stmt):
+        """Assign an already-ANF expression (one operation over atoms) to a target."""
+        if isinstance(target, gast.Name):
+            self.emit(assign(self.version(target.id), value), stmt)
+        else:
+            self.assign_atom(target, self.atom_of(value, stmt), stmt)
 
     def s_While(self, node):
         if node.orelse:
@@ -396,11 +468,9 @@ class _ANF:
         self.predeclare([node])
         test = self.rename_loads(node.test)
         self.check_opaque(test)
-        if _has_call(test):
-            # the test runs every iteration: evaluate it at the top of the body into a flag
-            raise self.error(node.test, "a while condition must be a simple comparison of variables; "
-                             "compute the condition into a variable before the loop and at the end of the body")
-        body = self.block_of(lambda: self.stmts(node.body))
+        self.in_loop += 1
+        body = restructure(self.block_of(lambda: self.stmts(node.body)), self.loc)
+        self.in_loop -= 1
         self.depth -= 1
         self.emit(gast.While(test=test, body=body, orelse=[]), node)
 
@@ -420,8 +490,68 @@ class _ANF:
         self.emit(gast.Raise(exc=node.exc and self.rename_loads(node.exc), cause=node.cause and self.rename_loads(node.cause)), node)
 
 
-def _has_call(node):
-    return any(isinstance(n, gast.Call) for n in gast.walk(node))
+def _strip_returns(stmts):
+    """Drop the returns that end branches (each has assigned the common return name already)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.Return):
+            continue
+        if isinstance(s, gast.If):
+            s.body = _strip_returns(s.body) or [gast.Pass()]
+            s.orelse = _strip_returns(s.orelse)
+        out.append(s)
+    return out
+
+
+def _len(seq):
+    return gast.Call(func=name("len"), args=[seq], keywords=[])
+
+
+def _jumps(stmts) -> str:
+    """'always' if every path through ``stmts`` ends in break/continue/return, 'never' if none does."""
+    for s in stmts:
+        if isinstance(s, (gast.Break, gast.Continue, gast.Return)):
+            return "always"
+        if isinstance(s, gast.If):
+            a, b = _jumps(s.body), _jumps(s.orelse)
+            if a == b == "always":
+                return "always"
+            if a != "never" or b != "never":
+                return "maybe"
+    return "never"
+
+
+def restructure(stmts, loc):
+    """Move the statements after an ``if`` whose branch always jumps (break, continue, return) into
+    its other branch, so every jump ends a branch and each path through a block runs to its end:
+    the adjoint then replays a path by replaying branch decisions alone."""
+    out = []
+    for k, s in enumerate(stmts):
+        if isinstance(s, (gast.Break, gast.Continue, gast.Return)):
+            out.append(s)
+            return out  # what follows a jump never runs
+        if isinstance(s, gast.If):
+            s.body = restructure(s.body, loc)
+            s.orelse = restructure(s.orelse, loc)
+            a, b = _jumps(s.body), _jumps(s.orelse)
+            rest = stmts[k + 1:]
+            if rest and a == "always" and b == "always":
+                out.append(s)
+                return out
+            if rest and a == "always" and b == "never":
+                s.orelse = restructure(s.orelse + rest, loc)
+                out.append(s)
+                return out
+            if rest and b == "always" and a == "never":
+                s.body = restructure([x for x in s.body if not isinstance(x, gast.Pass)] + rest, loc)
+                out.append(s)
+                return out
+            if rest and "maybe" in (a, b):
+                jump = next(n for n in gast.walk(s) if isinstance(n, (gast.Break, gast.Continue, gast.Return)))
+                raise loc.error(jump, f"{type(jump).__name__.lower()} inside nested ifs followed by more code is not "
+                                "supported; restructure so it ends a branch of the outermost if in the loop")
+        out.append(s)
+    return out
 
 
 _UNSUPPORTED = {
@@ -450,12 +580,16 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
     names = Names(all_names(tree) | set(ns.used) | {"np", "math"})
     pass_ = _ANF(tree, ns, loc, names)
     body = tree.body
+    n_returns = sum(isinstance(n, gast.Return) for n in gast.walk(tree))
+    if n_returns > 1:
+        pass_.return_name = names.fresh("out")
     pass_.stmts(body)
-    if not pass_.out or not isinstance(pass_.out[-1], gast.Return):
-        raise loc.error(tree, f"function '{tree.name}' must end with a return statement to be differentiated")
-    returns = [s for s in gast.walk(gast.Module(body=pass_.out[:-1], type_ignores=[])) if isinstance(s, gast.Return)]
-    if returns:
-        raise loc.error(returns[0], "early return is not supported yet; assign the result to a variable and return once at the end")
+    out = restructure(pass_.out, loc)
+    if not out or _jumps(out) != "always":
+        raise loc.error(tree, f"function '{tree.name}' must return a value on every path to be differentiated")
+    if pass_.return_name is not None:
+        out = _strip_returns(out) + [gast.Return(value=name(pass_.return_name))]
+    pass_.out = out
     new = gast.FunctionDef(name=tree.name, args=tree.args, body=pass_.out, decorator_list=[], returns=None,
                            type_comment=None, type_params=[])
     gast.copy_location(new, tree)

@@ -71,12 +71,10 @@ def _build(fn, kind: str, wrt: Wrt, verbose: bool):
     else:
         fname = _function_name(kind, fn, names)
         mode = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "vjp"}[kind]
-        gen = derive(fn, names, mode, fname)
+        gen = derive(fn, names, mode, fname, as_tuple=many)
         text = gen.source()
         module = load(text, gen.namespace, f"{fname} of {fn.__qualname__}")
         result = module[fname]
-        if many is False and len(names) == 1:
-            pass
         result.__s2sad_source__ = text
         result.__wrapped_function__ = fn
         _CACHE[key] = (result, dict(gen.namespace))

@@ -77,7 +77,7 @@ class _Session:
                     f"{prep.fn.__qualname__} and another differentiated function; rename one of them")
             self.gen.namespace[key] = value
 
-    def reverse(self, fn, wrt: tuple, mode: str, fname: str, prep: Prepared | None = None, seed=None):
+    def reverse(self, fn, wrt: tuple, mode: str, fname: str, prep: Prepared | None = None, seed=None, as_tuple=False):
         from .reverse import reverse
 
         prep = prep or prepare(fn)
@@ -86,7 +86,7 @@ class _Session:
         act = activity(prep.tree, list(wrt), prep.ns)
         shapes = infer_shapes(prep.tree, prep.ns)
         deriv, seed = reverse(prep.tree, list(wrt), prep.ns, prep.parsed.loc, prep.names, shapes, act,
-                              self.request_vjp, mode=mode, fname=fname, seed=seed)
+                              self.request_vjp, mode=mode, fname=fname, seed=seed, as_tuple=as_tuple)
         deriv = optimize(deriv, prep.ns)
         return deriv, seed
 
@@ -108,11 +108,11 @@ class _Session:
         self.gen.functions.append(deriv)
 
 
-def derive(fn, wrt: tuple, mode: str, fname: str) -> Generated:
+def derive(fn, wrt: tuple, mode: str, fname: str, as_tuple: bool = False) -> Generated:
     """Generate the module for one request.  ``mode``: grad | value_and_grad | vjp."""
     session = _Session()
     session.taken.add(fname)
-    deriv, _ = session.reverse(fn, wrt, mode, fname)
+    deriv, _ = session.reverse(fn, wrt, mode, fname, as_tuple=as_tuple)
     session.gen.functions.insert(0, deriv)
     session.gen.entry = fname
     return session.gen

@@ -61,6 +61,8 @@ class Reverse:
         self.sequences = {s.targets[0].id for s in walk_stmts(tree.body)
                           if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
                           and isinstance(s.value, (gast.Tuple, gast.List))}
+        self.sites = _overwrite_sites(tree.body, self.params)
+        self.fresh_arrays = _fresh_arrays(tree.body, ns)
         self._adj: dict[str, str] = {}
         self.live: set[str] = set()
         self.owned: set[str] = set()
@@ -69,6 +71,7 @@ class Reverse:
         self.loops: dict[int, dict] = {}
         self.depth = 0
         self.keep_live: set[str] = set()  # adjoints live throughout the enclosing loops' iterations
+        self.output_value = None  # name holding an overwritten statement's new value, while its old one is restored
 
     # ---- names -----------------------------------------------------------------------------
     def adj(self, var: str) -> str:
@@ -93,6 +96,9 @@ class Reverse:
         if elementwise and not self.shapes.same(atom, out):
             expr = _call("unbroadcast", expr, name(var))
         b = self.adj(var)
+        if b not in self.live and sign > 0 and isinstance(expr, gast.Name) and expr.id == b:
+            self.live.add(b)  # s = s + t: the old s's adjoint is the new one's
+            return []
         if b not in self.live:
             value = expr if sign > 0 else gast.UnaryOp(op=gast.USub(), operand=expr)
             self.live.add(b)
@@ -153,25 +159,50 @@ class Reverse:
         if isinstance(stmt, (gast.Break, gast.Continue, gast.Pass, gast.Return, gast.Assert, gast.Raise)):
             return []
         if isinstance(stmt, gast.Expr):
-            self.check_expr(stmt)
-            return []
-        code = self.adjoint_assign(stmt)
-        if self.depth:
-            for var in targets(stmt):
-                if isinstance(stmt.targets[0], gast.Subscript):
-                    continue
-                pop = assign(var, _method(self.stack(var), "pop"))
-                self.pops.append((pop, var))
-                code.append(pop)
-        return code
+            return self.adjoint_expr(stmt)
+        restores = []
+        for var in targets(stmt) if id(stmt) in self.sites else ():
+            if isinstance(stmt.targets[0], gast.Subscript):
+                target = stmt.targets[0]
+                restore = gast.Assign(targets=[gast.Subscript(value=name(var), slice=target.slice, ctx=gast.Store())],
+                                      value=_method(self.stack(var), "pop"), type_comment=None)
+            else:
+                restore = assign(var, _method(self.stack(var), "pop"))
+            self.pops.append((restore, var))
+            restores.append(restore)
+        target = stmt.targets[0]
+        if restores and isinstance(target, gast.Name) and target.id in reads(stmt.value):
+            # x = f(x): the rule needs the old x (restored first) and maybe the new one (kept aside)
+            self.output_value = self.names.temp()
+            code = self.adjoint_assign(stmt)
+            keep = [assign(self.output_value, name(target.id))] if self.output_value in reads(
+                gast.Module(body=code, type_ignores=[])) else []
+            self.output_value = None
+            return keep + restores + code if code else restores
+        return self.adjoint_assign(stmt) + restores
 
-    def check_expr(self, stmt):
-        op = P.classify(stmt, self.ns)
-        if op.kind == P.CALL or op.kind == P.UNKNOWN:
-            func = stmt.value.func
-            if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in self.active:
-                raise self.error(stmt, f"{op.what} changes '{func.value.id}' in place, which s2sad cannot differentiate yet; "
-                                 "build a new value instead")
+    def adjoint_expr(self, stmt):
+        """``lst.append(v)``: the adjoint pops ``v``'s adjoint off ``blst`` (and the primal list is
+        shrunk back if the adjoint reads it); other calls on active values are refused."""
+        call = stmt.value
+        func = call.func
+        receiver = func.value.id if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) else None
+        if receiver is None or receiver not in self.active:
+            return []
+        if func.attr != "append" or len(call.args) != 1 or call.keywords:
+            raise self.error(stmt, f"method .{func.attr}() changes '{receiver}' in place, which s2sad cannot "
+                             "differentiate; build a new value instead (list.append is supported)")
+        code = []
+        item = call.args[0]
+        blst = self.adj(receiver)
+        if blst in self.live and self.is_active(item):
+            code += self.accumulate(item.id, _method(blst, "pop"), item)
+        elif blst in self.live:
+            code.append(gast.Expr(value=_method(blst, "pop")))
+        shrink = gast.Expr(value=_method(receiver, "pop"))
+        self.pops.append((shrink, receiver))
+        code.append(shrink)
+        return code
 
     def adjoint_assign(self, stmt) -> list:
         outs = targets(stmt)
@@ -179,14 +210,16 @@ class Reverse:
             return []
         op = P.classify(stmt, self.ns)
         if op.kind == P.SETITEM:
-            raise self.error(stmt, "assignment into an element of an active array (x[i] = v) is not supported yet; "
-                             "build the array with np.stack or np.concatenate")
+            return self.adjoint_setitem(stmt, op)
         if op.kind == P.UNPACK:
             return self.adjoint_unpack(stmt, op)
         out = outs[0]
         bout = self.adj(out)
         if bout not in self.live:
             return []  # nothing flows back: symbolic zero
+        if not any(r in self.active for r in reads(stmt.value)):
+            self.live.discard(bout)  # a value made from inactive inputs only (np.zeros(n), a constant)
+            return [self.zero(out)] if bout in self.keep_live else []
         self.live.discard(bout)  # the value before this assignment is another value: its adjoint starts at zero
         code = self.adjoint_op(stmt, op, out, bout)
         if bout in self.keep_live and bout not in self.live:
@@ -226,6 +259,29 @@ class Reverse:
             return self.accumulate(atom.id, expr, name(out))
         return []
 
+    def adjoint_setitem(self, stmt, op):
+        """``a[i] = v``: ``v`` receives the adjoint of the slice it wrote, which then restarts at zero
+        (the old values there no longer reach the output)."""
+        array, index, value = op.args
+        if array.id not in self.fresh_arrays:
+            raise self.error(stmt, f"in-place write into '{array.id}', which may share memory with an input or another "
+                             f"array; make it a fresh array first (e.g. {array.id} = np.copy({array.id}) or np.zeros(...))")
+        b = self.adj(array.id)
+        if b not in self.live:
+            return []
+        code = []
+        if b not in self.owned:
+            code.append(assign(b, _call("np.array", name(b))))
+            self.owned.add(b)
+        if self.is_active(value):
+            part = gast.Subscript(value=name(b), slice=index, ctx=gast.Load())
+            # a copy: the slice of the adjoint is reset to zero right after
+            expr = _call("unbroadcast", _call("np.copy", part), value) if not self.shapes.is_scalar(value) else part
+            code += self.accumulate(value.id, expr, value)
+        code.append(gast.Assign(targets=[gast.Subscript(value=name(b), slice=index, ctx=gast.Store())],
+                                value=const(0.0), type_comment=None))
+        return code
+
     def adjoint_unpack(self, stmt, op):
         src = op.args[0]
         outs = targets(stmt)
@@ -259,7 +315,7 @@ class Reverse:
                 raise self.error(stmt, f"`{rule.name}` has no reverse-mode rule yet; register one with s2sad.reverse_rule")
             raise self.error(stmt, f"cannot differentiate this call of `{rule.name}`: {error}")
         subs = dict(mapping)
-        subs[template.out] = out
+        subs[template.out] = self.output_value or out
         subs["b" + template.out] = bout
         locals_ = template_locals(template.body, template.params)
         for loc in locals_:
@@ -428,12 +484,90 @@ class Reverse:
                 if info["count_stack"]:
                     out.append(gast.Expr(value=_method(info["count_stack"], "append", name(info["counter"]))))
             else:
-                if depth and isinstance(stmt, gast.Assign) and not isinstance(stmt.targets[0], gast.Subscript):
+                if isinstance(stmt, gast.Assign):
                     for var in targets(stmt):
-                        if var in needed:
-                            out.append(gast.Expr(value=_method(self.stack(var), "append", name(var))))
+                        if var in needed and id(stmt) in self.sites:
+                            saved = name(var)
+                            if isinstance(stmt.targets[0], gast.Subscript):
+                                saved = _call("np.copy", gast.Subscript(value=name(var), slice=stmt.targets[0].slice,
+                                                                        ctx=gast.Load()))
+                            out.append(gast.Expr(value=_method(self.stack(var), "append", saved)))
                 out.append(stmt)
         return out
+
+
+def _overwrite_sites(body, params) -> set[int]:
+    """Statements (by id) whose assignment may destroy a value the adjoint needs: they assign a name
+    that may already hold one (assigned earlier, or by the previous iteration of a loop), or write
+    into it in place (``a[i] = v``, ``lst.append(v)``).  A loop-invariant value (the same at every
+    iteration, e.g. ``t = np.tanh(W)`` inside the loop) destroys nothing."""
+    defined = set(params)
+    sites = set()
+    counts: dict[str, int] = {}
+    for s in walk_stmts(body):
+        for v in targets(s) if isinstance(s, gast.Assign) else ():
+            counts[v] = counts.get(v, 0) + 1
+
+    def visit(stmts, loop_names, invariant):
+        for s in stmts:
+            if isinstance(s, (gast.For, gast.While)):
+                inner = {v for x in walk_stmts([s]) for v in targets(x)}
+                if not loop_names:  # outermost loop: what stays the same across all its iterations
+                    invariant = _invariants(s, inner, counts)
+                visit(s.body, loop_names | inner, invariant)
+            elif isinstance(s, gast.If):
+                visit(s.body, loop_names, invariant)
+                visit(s.orelse, loop_names, invariant)
+            elif isinstance(s, gast.Assign):
+                vs = targets(s)
+                if isinstance(s.targets[0], gast.Subscript) or any(
+                        v in defined or v in loop_names and v not in invariant for v in vs):
+                    sites.add(id(s))
+                defined.update(vs)
+            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+                sites.add(id(s))
+
+    visit(body, set(), set())
+    return sites
+
+
+def _invariants(loop, assigned, counts) -> set[str]:
+    """Names a loop assigns once, from values that do not change while it runs."""
+    candidates = {}
+    for s in walk_stmts(loop.body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            v = s.targets[0].id
+            if counts.get(v) == 1 and not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+                                              and n.func.attr in ("pop", "append") for n in gast.walk(s.value)):
+                candidates[v] = reads(s.value)
+    invariant = set()
+    changed = True
+    while changed:
+        changed = False
+        for v, deps in candidates.items():
+            if v not in invariant and all(d not in assigned or d in invariant for d in deps):
+                invariant.add(v)
+                changed = True
+    return invariant
+
+
+_FRESH = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "copy", "array",
+          "eye", "identity", "arange", "linspace", "tile", "repeat", "concatenate", "stack"}
+
+
+def _fresh_arrays(body, ns) -> set[str]:
+    """Arrays created inside the function by a NumPy constructor or copy: safe to write in place."""
+    import numpy as np
+
+    fresh = set()
+    for s in walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call):
+            obj = ns.lookup(s.value.func)
+            if any(obj is getattr(np, f, None) for f in _FRESH) or obj in (list,):
+                fresh.add(s.targets[0].id)
+            elif isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "copy":
+                fresh.add(s.targets[0].id)
+    return fresh
 
 
 def _accumulation(tstmt, params):
@@ -470,7 +604,7 @@ def _index_value(index):
     return index
 
 
-def reverse(tree, wrt, ns, loc, names, shapes, active, request_vjp, *, mode="grad", fname=None, seed=None):
+def reverse(tree, wrt, ns, loc, names, shapes, active, request_vjp, *, mode="grad", fname=None, seed=None, as_tuple=False):
     """Build the derivative function.  ``mode``: grad | value_and_grad | vjp (seed required, keyword-only
     when the function has keyword-only parameters)."""
     rev = Reverse(tree, wrt, ns, loc, names, shapes, active, request_vjp)
@@ -503,7 +637,7 @@ def reverse(tree, wrt, ns, loc, names, shapes, active, request_vjp, *, mode="gra
     predefine = _predefinitions(tree, {v for v in rev.stacks if v in needed})
     if mode == "grad" and not shapes.is_scalar(name(out)):
         primal.append(gast.Expr(value=_call("expect_scalar", name(out), const(tree.name))))
-    result = results[0] if len(results) == 1 else gast.Tuple(elts=results, ctx=gast.Load())
+    result = results[0] if len(results) == 1 and not as_tuple else gast.Tuple(elts=results, ctx=gast.Load())
     if mode == "value_and_grad":
         result = gast.Tuple(elts=[name(out), result], ctx=gast.Load())
     body = predefine + stacks + primal + adjoint + [gast.Return(value=result)]

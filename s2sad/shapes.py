@@ -41,6 +41,9 @@ def infer_shapes(tree: gast.FunctionDef, ns) -> Shapes:
     shapes = Shapes()
     for a in tree.args.args + tree.args.kwonlyargs:
         shapes.of[a.id] = frozenset([a.id])
+    for loop in walk_stmts(tree.body):
+        if isinstance(loop, gast.For):
+            shapes.of[loop.target.id] = frozenset()  # loops run over range(...): integer indices
     defs: dict[str, list] = {}
     stmts = [s for s in walk_stmts(tree.body) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
     for _ in range(8):
@@ -60,7 +63,10 @@ def infer_shapes(tree: gast.FunctionDef, ns) -> Shapes:
             if len(defs[out]) == 1 and out not in shapes.of or shapes.of.get(out) == value:
                 shapes.of[out] = value
             elif out not in tree_params(tree):
-                shapes.of[out] = frozenset([out])  # several definitions: a symbol of its own
+                # several definitions: one shape if they agree up to the variable itself (s = s + t)
+                # several definitions: their broadcast, leaving out the variable itself (s = s + t)
+                parts = [None if d is None else d - {out} for d in defs[out]]
+                shapes.of[out] = frozenset().union(*parts) if None not in parts else frozenset([out])
         # a variable known scalar makes everything assigned to it scalar
         for out, values in defs.items():
             if shapes.get(gast.Name(id=out, ctx=gast.Load(), annotation=None, type_comment=None)) == frozenset():

@@ -27,3 +27,19 @@ def assert_close(actual, expected, rtol=1e-5, atol=1e-6):
     expected = np.asarray(expected, dtype=float)
     assert actual.shape == expected.shape, f"shape {actual.shape} != {expected.shape}"
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
+
+
+def check_grad(f, args, wrt=None, rtol=1e-5, atol=1e-6):
+    """s2sad.grad of ``f`` w.r.t. each argument in ``wrt`` (default: all) against finite differences."""
+    import s2sad
+
+    wrt = tuple(range(len(args))) if wrt is None else tuple(wrt)
+    got = s2sad.grad(f, wrt=wrt)(*args)
+    for k, i in enumerate(wrt):
+        expected = numeric_grad(f, list(args), i)
+        assert_close(got[k], expected, rtol=rtol, atol=atol)
+        if isinstance(args[i], float):
+            assert isinstance(got[k], float), f"d/d{i} of a float should be a float, got {type(got[k])}"
+        else:
+            assert np.shape(got[k]) == np.shape(args[i])
+    return got
