@@ -220,7 +220,8 @@ class _ANF:
                 return self.np_call(fname, [receiver, *args], kws, node)
             return gast.Call(func=gast.Attribute(value=receiver, attr=func.attr, ctx=gast.Load()), args=args, keywords=kws)
         if root is None:
-            raise self.error(node, "calling the result of an expression is not supported; assign the function to a name first")
+            self.check_opaque(node)
+            return self.rename_loads(node)  # f(...)(...): evaluated as it is; refused later if it is active
         obj = self.ns.lookup(func)
         if root in ("eval", "exec") and obj in (eval, exec):
             raise self.error(node, f"{root}() cannot be differentiated: s2sad needs to see the code; write it out")

@@ -84,7 +84,9 @@ class _Session:
         self.add_namespace(prep)
         self.taken.add(prep.fn.__name__)
         act = activity(prep.tree, list(wrt), prep.ns)
-        shapes = infer_shapes(prep.tree, prep.ns)
+        out = prep.tree.body[-1].value.id
+        # grad checks at run time that the output is a scalar; the shapes may take it as given
+        shapes = infer_shapes(prep.tree, prep.ns, assume_scalar=(out,) if mode == "grad" else ())
         deriv, seed = reverse(prep.tree, list(wrt), prep.ns, prep.parsed.loc, prep.names, shapes, act,
                               self.request_vjp, mode=mode, fname=fname, seed=seed, as_tuple=as_tuple)
         deriv = optimize(deriv, prep.ns)

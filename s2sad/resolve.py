@@ -35,8 +35,10 @@ def local_names(tree: gast.FunctionDef) -> set[str]:
         if extra is not None:
             names.add(extra.id)
     for node in gast.walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del, gast.Param)):
             names.add(node.id)
+        elif isinstance(node, (gast.FunctionDef, gast.ClassDef)) and node is not tree:
+            names.add(node.name)
     return names
 
 

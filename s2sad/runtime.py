@@ -77,11 +77,11 @@ def _matmul_promote(x, y, g):
     """Views of x, y, g as >=2-d operands of matmul (1-d operands gain the axis matmul gives them)."""
     x2 = x[None, :] if np.ndim(x) == 1 else x
     y2 = y[:, None] if np.ndim(y) == 1 else y
-    g2 = g
-    if np.ndim(x) == 1:
-        g2 = np.expand_dims(g2, -2)
+    g2 = np.asarray(g)
     if np.ndim(y) == 1:
         g2 = np.expand_dims(g2, -1)
+    if np.ndim(x) == 1:
+        g2 = np.expand_dims(g2, -2)
     return np.asarray(x2), np.asarray(y2), g2
 
 

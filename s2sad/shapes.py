@@ -37,7 +37,8 @@ class Shapes:
         return self.get(atom) == frozenset()
 
 
-def infer_shapes(tree: gast.FunctionDef, ns) -> Shapes:
+def infer_shapes(tree: gast.FunctionDef, ns, assume_scalar=()) -> Shapes:
+    """``assume_scalar``: names known to be scalars at run time (grad's output, which it checks)."""
     shapes = Shapes()
     for a in tree.args.args + tree.args.kwonlyargs:
         shapes.of[a.id] = frozenset([a.id])
@@ -69,13 +70,24 @@ def infer_shapes(tree: gast.FunctionDef, ns) -> Shapes:
                 shapes.of[out] = frozenset().union(*parts) if None not in parts else frozenset([out])
         # a variable known scalar makes everything assigned to it scalar
         for out, values in defs.items():
-            if shapes.get(gast.Name(id=out, ctx=gast.Load(), annotation=None, type_comment=None)) == frozenset():
+            if out in assume_scalar or shapes.get(gast.Name(id=out, ctx=gast.Load(), annotation=None,
+                                                            type_comment=None)) == frozenset():
                 for v in values:
                     if v:
                         shapes.scalar_symbols |= v
         if (shapes.of, shapes.scalar_symbols) == before:
             break
+    shapes.proved_scalar = set()
+    if assume_scalar:
+        plain = infer_shapes(tree, ns)
+        shapes.proved_scalar = {n for n in assume_scalar if plain.is_scalar(_name(n))}
+    for n in assume_scalar:
+        shapes.of[n] = frozenset()
     return shapes
+
+
+def _name(n):
+    return gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
 def tree_params(tree):

@@ -1,0 +1,132 @@
+"""Refusals: anything s2sad cannot differentiate exactly fails loudly at the user's file:line:col."""
+
+import re
+
+import numpy as np
+import pytest
+
+import s2sad
+
+FILE = re.escape(__file__)
+COUNTER = [0]
+
+
+def unknown_function(x):
+    return np.sum(np.frompyfunc(lambda v: v, 1, 1)(x))
+
+
+def opaque(x):
+    return x
+
+
+vectorized = np.frompyfunc(opaque, 1, 1)  # a compiled function s2sad has no rule for
+
+
+def calls_opaque_builtin(x):
+    return np.sum(vectorized(x))
+
+
+def generator(x):
+    yield x
+
+
+def uses_eval(x):
+    return eval("x * 2")
+
+
+def uses_exec(x):
+    exec("y = x")
+    return x
+
+
+def try_except(x):
+    try:
+        y = x * 2
+    except ValueError:
+        y = x
+    return y
+
+
+def writes_global(x):
+    global COUNTER
+    COUNTER = x
+    return x
+
+
+def nested_def(x):
+    def inner(v):
+        return v * x
+
+    return inner(x)
+
+
+def in_place_on_input(x):
+    x[0] = x[1] * 2
+    return np.sum(x)
+
+
+def method_mutation(x):
+    y = np.sin(x)
+    y.sort()
+    return np.sum(y)
+
+
+def with_block(x):
+    with open(__file__):
+        y = x * 2
+    return y
+
+
+def starred(x, args):
+    return np.sum(np.maximum(*args) * x)
+
+
+def list_comprehension(x):
+    return sum([v * v for v in x])
+
+
+def no_return(x):
+    y = x * 2  # noqa: F841
+
+
+CASES = [
+    (calls_opaque_builtin, "no derivative rule for `"),
+    (generator, "generators"),
+    (uses_eval, "eval()"),
+    (uses_exec, "exec()"),
+    (try_except, "try/except"),
+    (writes_global, "global"),
+    (nested_def, "nested function"),
+    (in_place_on_input, "in-place write into 'x'"),
+    (method_mutation, "method .sort()"),
+    (with_block, "with blocks"),
+    (starred, "*args"),
+    (list_comprehension, "list comprehension"),
+    (no_return, "must return"),
+]
+
+
+@pytest.mark.parametrize("fn, construct", CASES, ids=[c[0].__name__ for c in CASES])
+def test_refusal_names_file_line_col_and_construct(fn, construct):
+    with pytest.raises(s2sad.DifferentiationError) as err:
+        s2sad.grad(fn)(np.arange(3.0))
+    message = str(err.value)
+    line = fn.__code__.co_firstlineno
+    match = re.match(rf"{FILE}:(\d+):(\d+): ", message)
+    assert match, message
+    assert line <= int(match.group(1)) <= line + 6, message
+    assert construct in message, message
+
+
+def test_error_is_a_value_error():
+    assert issubclass(s2sad.DifferentiationError, ValueError)
+
+
+def test_inactive_code_needs_no_rule():
+    def_ = s2sad.grad(inactive_unknown)
+    assert def_(2.0) == 3.0
+
+
+def inactive_unknown(x):
+    n = np.frompyfunc(lambda v: v, 1, 1)(np.arange(3.0)).size
+    return x * n
