@@ -15,6 +15,8 @@ functions it calls.  Conventions of the generated code:
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from . import primitives as P
@@ -62,6 +64,8 @@ class Reverse:
                           if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
                           and isinstance(s.value, (gast.Tuple, gast.List))}
         self.sites = _overwrite_sites(tree.body, self.params)
+        self.remat, self.remat_before = _rematerializable(tree.body, self.sites, shapes)
+        self.remat_copies: list = []  # (recomputation, variable): dropped if the adjoint never reads it
         self.fresh_arrays = _fresh_arrays(tree.body, ns)
         self._adj: dict[str, str] = {}
         self.live: set[str] = set()
@@ -142,7 +146,9 @@ class Reverse:
     def adjoint_block(self, stmts) -> list:
         out = []
         for stmt in reversed(stmts):
-            code = self.adjoint_stmt(stmt)
+            code = [copy.deepcopy(d) for d in self.remat_before.get(id(stmt), ())]
+            self.remat_copies += [(c, c.targets[0].id) for c in code]
+            code += self.adjoint_stmt(stmt)
             for c in code:  # the user's line, for source maps and tracebacks
                 if getattr(c, "lineno", None) is None:
                     gast.copy_location(c, stmt)
@@ -161,7 +167,7 @@ class Reverse:
         if isinstance(stmt, gast.Expr):
             return self.adjoint_expr(stmt)
         restores = []
-        for var in targets(stmt) if id(stmt) in self.sites else ():
+        for var in targets(stmt) if id(stmt) in self.sites and id(stmt) not in self.remat else ():
             if isinstance(stmt.targets[0], gast.Subscript):
                 target = stmt.targets[0]
                 restore = gast.Assign(targets=[gast.Subscript(value=name(var), slice=target.slice, ctx=gast.Store())],
@@ -486,7 +492,7 @@ class Reverse:
             else:
                 if isinstance(stmt, gast.Assign):
                     for var in targets(stmt):
-                        if var in needed and id(stmt) in self.sites:
+                        if var in needed and id(stmt) in self.sites and id(stmt) not in self.remat:
                             saved = name(var)
                             if isinstance(stmt.targets[0], gast.Subscript):
                                 saved = _call("np.copy", gast.Subscript(value=name(var), slice=stmt.targets[0].slice,
@@ -549,6 +555,60 @@ def _invariants(loop, assigned, counts) -> set[str]:
                 invariant.add(v)
                 changed = True
     return invariant
+
+
+def _rematerializable(body, sites, shapes):
+    """Cheap scalar values a loop overwrites (``t = 0.5 * z``) are recomputed in the adjoint instead
+    of pushed: the copy of the statement goes right before the adjoint of its last use, where every
+    operand holds the value it had at the definition (nothing assigns them in between).
+    Gives (ids of such definitions, {id of last use: [definitions to recompute before it]})."""
+    counts: dict[str, int] = {}
+    for s in walk_stmts(body):
+        for v in targets(s) if isinstance(s, gast.Assign) else ():
+            counts[v] = counts.get(v, 0) + 1
+    remat, before = set(), {}
+
+    def visit(block):
+        for a, s in enumerate(block):
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    visit(getattr(s, field))
+            if id(s) not in sites or not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):
+                continue
+            t = s.targets[0].id
+            value = s.value
+            cheap = isinstance(value, gast.BinOp) and all(isinstance(o, (gast.Name, gast.Constant))
+                                                          for o in (value.left, value.right))
+            if not cheap or counts.get(t) != 1 or not shapes.is_scalar(gast.Name(id=t, ctx=gast.Load(),
+                                                                                  annotation=None, type_comment=None)):
+                continue
+            uses = [b for b in range(len(block)) if t in reads(block[b])]
+            if not uses or min(uses) <= a or any(t in reads(x) for x in _outside(body, block)):
+                continue
+            operands = set(reads(value))
+            between = {v for x in block[a + 1:max(uses) + 1] for y in walk_stmts([x]) for v in targets(y)}
+            if operands & between or t in operands:
+                continue
+            remat.add(id(s))
+            before.setdefault(id(block[max(uses)]), []).append(s)
+
+    visit(body)
+    return remat, before
+
+
+def _outside(body, block):
+    """What every statement of the function except those of ``block`` (and their nested ones) reads
+    itself: a compound statement contributes its test or iterable only."""
+    inside = {id(y) for x in block for y in walk_stmts([x])}
+    for x in walk_stmts(body):
+        if id(x) in inside:
+            continue
+        if isinstance(x, (gast.If, gast.While)):
+            yield x.test
+        elif isinstance(x, gast.For):
+            yield x.iter
+        else:
+            yield x
 
 
 _FRESH = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "copy", "array",
@@ -624,7 +684,14 @@ def reverse(tree, wrt, ns, loc, names, shapes, active, request_vjp, *, mode="gra
         if b not in rev.live:
             adjoint.append(assign(b, _call("zeros_like", name(w))))
         results.append(name(b))
-    # which primal values the adjoint reads decides what loops must save
+    # recomputations nothing reads go first; then what the adjoint reads decides what loops must save
+    while True:
+        read = set(reads(gast.Module(body=adjoint, type_ignores=[])))
+        unread = {id(c) for c, var in rev.remat_copies if var not in read}
+        if not unread:
+            break
+        adjoint = _drop(adjoint, unread)
+        rev.remat_copies = [(c, v) for c, v in rev.remat_copies if id(c) not in unread]
     adjoint_module = gast.Module(body=adjoint, type_ignores=[])
     needed = {n for n in reads(adjoint_module) if n in rev.primal_vars}
     keep = {id(p) for p, var in rev.pops if var in needed}
