@@ -97,7 +97,7 @@ class Reverse:
     # ---- accumulation ----------------------------------------------------------------------
     def accumulate(self, var: str, expr, out, sign=1, elementwise=False, atom=None):
         """Emit ``b<var> += expr`` honouring symbolic zeros, unbroadcast and sequences."""
-        if elementwise and not self.shapes.same(atom, out):
+        if elementwise and (out is None or self.shapes.get(atom) != out):
             expr = _call("unbroadcast", expr, name(var))
         b = self.adj(var)
         if b not in self.live and sign > 0 and isinstance(expr, gast.Name) and expr.id == b:
@@ -113,6 +113,9 @@ class Reverse:
         if var in self.sequences:
             return [assign(b, _call("add_seq", name(b), expr))]
         op = gast.Add() if sign > 0 else gast.Sub()
+        if b in self.owned and not self.shapes.is_scalar(name(var)):
+            # b holds an array no other name shares: add in place, no new array
+            return [gast.AugAssign(target=name(b, gast.Store()), op=op, value=expr)]
         self.owned.add(b)
         return [assign(b, gast.BinOp(left=name(b), op=op, right=expr))]
 
@@ -134,6 +137,14 @@ class Reverse:
             out.append(gast.Expr(value=_call("add_at", name(b), _index_value(index), expr)))
         return out
 
+    def forget_shared(self, code):
+        """Arithmetic makes new arrays; anything else (``bt = bv``, ``unbroadcast(bv, t)``, ``bz[0]``)
+        may return an array another name holds too, and such an adjoint must not be added into in place."""
+        for stmt in code:
+            if isinstance(stmt, gast.Assign) and not isinstance(stmt.value, (gast.BinOp, gast.UnaryOp)):
+                for n in reads(stmt.value):
+                    self.owned.discard(n)
+
     def zero(self, var: str):
         b = self.adj(var)
         self.live.add(b)
@@ -149,6 +160,7 @@ class Reverse:
             code = [copy.deepcopy(d) for d in self.remat_before.get(id(stmt), ())]
             self.remat_copies += [(c, c.targets[0].id) for c in code]
             code += self.adjoint_stmt(stmt)
+            self.forget_shared(code)
             for c in code:  # the user's line, for source maps and tracebacks
                 if getattr(c, "lineno", None) is None:
                     gast.copy_location(c, stmt)
@@ -225,12 +237,9 @@ class Reverse:
             return []  # nothing flows back: symbolic zero
         if not any(r in self.active for r in reads(stmt.value)):
             self.live.discard(bout)  # a value made from inactive inputs only (np.zeros(n), a constant)
-            return [self.zero(out)] if bout in self.keep_live else []
+            return []
         self.live.discard(bout)  # the value before this assignment is another value: its adjoint starts at zero
-        code = self.adjoint_op(stmt, op, out, bout)
-        if bout in self.keep_live and bout not in self.live:
-            code.append(self.zero(out))  # the next iteration's adjoint starts from zero, not from nothing
-        return code
+        return self.adjoint_op(stmt, op, out, bout)
 
     def adjoint_op(self, stmt, op, out, bout):
         if op.kind == P.COPY:
@@ -344,6 +353,8 @@ class Reverse:
             tmp = self.names.temp()
             result.append(assign(tmp, name(bout)))
             last = [(a, i, s, substitute(e, {bout: tmp})) for a, i, s, e in last]
+        # an elementwise result has the broadcast shape of its inputs, whatever else its name may hold
+        value_shape = self.shapes.broadcast([a for a in mapping.values() if isinstance(a, gast.AST)])
         for item in code + last:
             if isinstance(item, gast.AST):
                 result.append(item)
@@ -352,7 +363,7 @@ class Reverse:
             if index is not None:
                 result += self.accumulate_index(atom.id, substitute(index, subs), expr)
             else:
-                result += self.accumulate(atom.id, expr, name(out), sign, rule.kind == ELEMENTWISE, atom)
+                result += self.accumulate(atom.id, expr, value_shape, sign, rule.kind == ELEMENTWISE, atom)
         return result
 
     def adjoint_call(self, stmt, op, out, bout):
@@ -403,32 +414,39 @@ class Reverse:
     def _var_of(self, b):
         return next(v for v, a in self._adj.items() if a == b)
 
-    def loop_body(self, body):
-        """Adjoint of a loop body whose set of live adjoints is the same at every iteration."""
+    def loop_body(self, body, before):
+        """Adjoint of a loop body whose set of live adjoints is the same at every iteration.
+        Adjoints first made live inside the loop are zeroed before it (owned arrays, added into in place)."""
         start = set(self.live)
         outer = self.keep_live
+        owned_before = set(self.owned)
+        owned_start = owned_before | (start - before)
         for _ in range(10):
-            saved = (set(self.owned), list(self.pops))
+            saved = list(self.pops)
             self.live = set(start)
+            self.owned = set(owned_start) | (start - before)
             self.keep_live = outer | start
             self.depth += 1
             code = self.adjoint_block(body)
             self.depth -= 1
             end = set(self.live)
-            if end <= start:
+            shared = owned_start - self.owned  # owned at the start of an iteration but not at its end
+            if end <= start and not shared:
                 break
             start |= end
-            self.owned, self.pops = saved
+            owned_start -= shared
+            self.pops = saved
         self.keep_live = outer
         # adjoints live at the start of an iteration but reset inside it: make them zero again
         code += [self.zero(self._var_of(b)) for b in sorted(start - end)]
         self.live = start
+        self.owned = owned_before & self.owned
         return code, start
 
     def adjoint_for(self, stmt):
         info = self.loops[id(stmt)]
         before = set(self.live)
-        code, start = self.loop_body(stmt.body)
+        code, start = self.loop_body(stmt.body, before)
         init = [self.zero(self._var_of(b)) for b in sorted(start - before)]
         if not code:
             self.live = before | start
@@ -444,7 +462,7 @@ class Reverse:
     def adjoint_while(self, stmt):
         info = self.loops[id(stmt)]
         before = set(self.live)
-        code, start = self.loop_body(stmt.body)
+        code, start = self.loop_body(stmt.body, before)
         init = [self.zero(self._var_of(b)) for b in sorted(start - before)]
         if not code:
             return init
@@ -567,6 +585,7 @@ def _rematerializable(body, sites, shapes):
         for v in targets(s) if isinstance(s, gast.Assign) else ():
             counts[v] = counts.get(v, 0) + 1
     remat, before = set(), {}
+    recomputed: set[str] = set()
 
     def visit(block):
         for a, s in enumerate(block):
@@ -577,19 +596,22 @@ def _rematerializable(body, sites, shapes):
                 continue
             t = s.targets[0].id
             value = s.value
-            cheap = isinstance(value, gast.BinOp) and all(isinstance(o, (gast.Name, gast.Constant))
-                                                          for o in (value.left, value.right))
-            if not cheap or counts.get(t) != 1 or not shapes.is_scalar(gast.Name(id=t, ctx=gast.Load(),
-                                                                                  annotation=None, type_comment=None)):
+            scalar_op = isinstance(value, gast.BinOp) and all(isinstance(o, (gast.Name, gast.Constant))
+                                                              for o in (value.left, value.right)) and shapes.is_scalar(
+                gast.Name(id=t, ctx=gast.Load(), annotation=None, type_comment=None))
+            view = isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and isinstance(
+                value.slice, (gast.Name, gast.Constant, gast.Slice, gast.Tuple))
+            if not (scalar_op or view) or counts.get(t) != 1:
                 continue
             uses = [b for b in range(len(block)) if t in reads(block[b])]
             if not uses or min(uses) <= a or any(t in reads(x) for x in _outside(body, block)):
                 continue
             operands = set(reads(value))
             between = {v for x in block[a + 1:max(uses) + 1] for y in walk_stmts([x]) for v in targets(y)}
-            if operands & between or t in operands:
-                continue
+            if operands & between or t in operands or operands & recomputed:
+                continue  # an operand must hold its value where the copy goes, not be recomputed later
             remat.add(id(s))
+            recomputed.add(t)
             before.setdefault(id(block[max(uses)]), []).append(s)
 
     visit(body)

@@ -87,6 +87,8 @@ def _matmul_promote(x, y, g):
 
 def unmatmul_x(g, x, y):
     """Adjoint of ``x`` in ``x @ y``."""
+    if np.ndim(x) == 2 and np.ndim(y) == 2:
+        return g @ y.T
     x2, y2, g2 = _matmul_promote(x, y, g)
     bx = unbroadcast(g2 @ np.swapaxes(y2, -1, -2), x2)
     return bx.reshape(np.shape(x))
@@ -94,6 +96,8 @@ def unmatmul_x(g, x, y):
 
 def unmatmul_y(g, x, y):
     """Adjoint of ``y`` in ``x @ y``."""
+    if np.ndim(x) == 2 and np.ndim(y) == 2:
+        return x.T @ g
     x2, y2, g2 = _matmul_promote(x, y, g)
     by = unbroadcast(np.swapaxes(x2, -1, -2) @ g2, y2)
     return by.reshape(np.shape(y))

@@ -29,6 +29,11 @@ class Shapes:
             return None if s is None else frozenset(s - self.scalar_symbols)
         return None
 
+    def broadcast(self, atoms) -> frozenset | None:
+        """The shape of an elementwise result of ``atoms`` (None if any is unknown)."""
+        parts = [self.get(a) for a in atoms]
+        return None if any(p is None for p in parts) else frozenset().union(*parts)
+
     def same(self, a, b) -> bool:
         sa, sb = self.get(a), self.get(b)
         return sa is not None and sa == sb

@@ -50,7 +50,7 @@ def dg_dx_dy(x, y, bout=1.0):
     bt = bv
     bu = unbroadcast(bv, u)
     bx = bu * np.cos(x)
-    bx = bx + unbroadcast(bt * y, x)
+    bx += unbroadcast(bt * y, x)
     by = unbroadcast(bt * x, y)
     return bx, by
 '''
