@@ -395,13 +395,14 @@ class Reverse:
 
     # ---- control flow ----------------------------------------------------------------------
     def adjoint_if(self, stmt):
-        start = set(self.live)
+        start, owned = set(self.live), set(self.owned)
         self.depth += 1
         body = self.adjoint_block(stmt.body)
-        live_body = set(self.live)
-        self.live = set(start)
+        live_body, owned_body = set(self.live), set(self.owned)
+        self.live, self.owned = set(start), set(owned)
         orelse = self.adjoint_block(stmt.orelse)
         live_else = set(self.live)
+        self.owned &= owned_body  # owned after the if only if owned after either branch
         self.depth -= 1
         merged = live_body | live_else
         body += [self.zero(self._var_of(b)) for b in sorted(merged - live_body)]
@@ -540,8 +541,14 @@ def _overwrite_sites(body, params) -> set[int]:
                     invariant = _invariants(s, inner, counts)
                 visit(s.body, loop_names | inner, invariant)
             elif isinstance(s, gast.If):
+                # the branches exclude each other: neither overwrites what the other assigns
+                entry = set(defined)
                 visit(s.body, loop_names, invariant)
+                after_body = set(defined)
+                defined.clear()
+                defined.update(entry)
                 visit(s.orelse, loop_names, invariant)
+                defined.update(after_body)
             elif isinstance(s, gast.Assign):
                 vs = targets(s)
                 if isinstance(s.targets[0], gast.Subscript) or any(

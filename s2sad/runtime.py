@@ -30,6 +30,8 @@ def unbroadcast(g, x):
 def unreduce(g, x, axis=None, keepdims=False):
     """Broadcast the adjoint ``g`` of a reduction of ``x`` over ``axis`` back to ``x``'s shape."""
     shape = np.shape(x)
+    if not shape:  # a reduction of a scalar: the adjoint is a scalar too (a float for a float)
+        return g[()] if isinstance(g, np.ndarray) else g
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         g = np.expand_dims(g, tuple(a % len(shape) for a in axes))

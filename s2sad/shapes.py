@@ -70,9 +70,10 @@ def infer_shapes(tree: gast.FunctionDef, ns, assume_scalar=()) -> Shapes:
                 shapes.of[out] = value
             elif out not in tree_params(tree):
                 # several definitions: one shape if they agree up to the variable itself (s = s + t)
-                # several definitions: their broadcast, leaving out the variable itself (s = s + t)
-                parts = [None if d is None else d - {out} for d in defs[out]]
-                shapes.of[out] = frozenset().union(*parts) if None not in parts else frozenset([out])
+                # several definitions: one shape if they all agree (leaving out the variable itself, as in
+                # s = s + t), else a symbol of its own: a loop may change it (a scalar becoming an array)
+                parts = {None if d is None else d - {out} - shapes.scalar_symbols for d in defs[out]}
+                shapes.of[out] = parts.pop() if len(parts) == 1 and None not in parts else frozenset([out])
         # a variable known scalar makes everything assigned to it scalar
         for out, values in defs.items():
             if out in assume_scalar or shapes.get(gast.Name(id=out, ctx=gast.Load(), annotation=None,
