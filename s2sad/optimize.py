@@ -23,6 +23,11 @@ def optimize(fn: gast.FunctionDef, ns=None) -> gast.FunctionDef:
     return fn
 
 
+def fold(node):
+    """Constant-fold one expression (``2 - 1`` -> ``1``, ``e * 1`` -> ``e``)."""
+    return _Fold().visit(node)
+
+
 def _num(node):
     return isinstance(node, gast.Constant) and isinstance(node.value, numbers.Number) and not isinstance(node.value, bool)
 

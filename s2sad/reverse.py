@@ -22,6 +22,7 @@ import gast
 from . import primitives as P
 from .ir import reads, targets, walk_stmts
 from .naming import assign, const, name
+from .optimize import fold
 from .rules.registry import ELEMENTWISE, public_name
 from .template import substitute, template_locals, to_node
 
@@ -75,6 +76,7 @@ class Reverse:
         self.loops: dict[int, dict] = {}
         self.depth = 0
         self.keep_live: set[str] = set()  # adjoints live throughout the enclosing loops' iterations
+        self.copied: set[str] = set()  # adjoints copied to be written in place
         self.output_value = None  # name holding an overwritten statement's new value, while its old one is restored
 
     # ---- names -----------------------------------------------------------------------------
@@ -97,6 +99,7 @@ class Reverse:
     # ---- accumulation ----------------------------------------------------------------------
     def accumulate(self, var: str, expr, out, sign=1, elementwise=False, atom=None):
         """Emit ``b<var> += expr`` honouring symbolic zeros, unbroadcast and sequences."""
+        expr = fold(expr)  # before deciding ownership: ``bz * 1`` is ``bz`` itself, not a new array
         if elementwise and (out is None or self.shapes.get(atom) != out):
             expr = _call("unbroadcast", expr, name(var))
         b = self.adj(var)
@@ -130,6 +133,7 @@ class Reverse:
         elif b not in self.owned:
             out.append(assign(b, gast.BinOp(left=name(b), op=gast.Add(), right=_call("zeros_like", name(var)))))
             self.owned.add(b)
+            self.copied.add(b)
         if _basic_index(index, self.range_vars):
             target = gast.Subscript(value=name(b), slice=index, ctx=gast.Store())
             out.append(gast.AugAssign(target=target, op=gast.Add(), value=expr))
@@ -142,7 +146,7 @@ class Reverse:
         may return an array another name holds too, and such an adjoint must not be added into in place."""
         for stmt in code:
             if isinstance(stmt, gast.Assign) and not isinstance(stmt.value, (gast.BinOp, gast.UnaryOp)):
-                for n in reads(stmt.value):
+                for n in _shareable_reads(stmt.value):
                     self.owned.discard(n)
 
     def zero(self, var: str):
@@ -288,6 +292,7 @@ class Reverse:
         if b not in self.owned:
             code.append(assign(b, _call("np.array", name(b))))
             self.owned.add(b)
+            self.copied.add(b)
         if self.is_active(value):
             part = gast.Subscript(value=name(b), slice=index, ctx=gast.Load())
             # a copy: the slice of the adjoint is reset to zero right after
@@ -444,32 +449,37 @@ class Reverse:
         self.owned = owned_before & self.owned
         return code, start
 
-    def adjoint_for(self, stmt):
-        info = self.loops[id(stmt)]
-        before = set(self.live)
+    def adjoint_loop(self, stmt, make_loop):
+        """Adjoint of a loop.  Adjoints it writes into in place that were live before are copied
+        once before the loop (not at every iteration)."""
+        before, owned, pops, copied = set(self.live), set(self.owned), list(self.pops), set(self.copied)
+        self.copied = set()
         code, start = self.loop_body(stmt.body, before)
-        init = [self.zero(self._var_of(b)) for b in sorted(start - before)]
+        hoist = sorted(self.copied & before)
+        if hoist:
+            self.live, self.owned, self.pops = set(before), owned | set(hoist), pops
+            code, start = self.loop_body(stmt.body, before)
+        self.copied = copied | self.copied
+        init = [assign(b, _call("np.array", name(b))) for b in hoist]
+        init += [self.zero(self._var_of(b)) for b in sorted(start - before)]
         if not code:
             self.live = before | start
             return init
-        if info["counter"] is None:
-            it = _call("reversed", stmt.iter)
-            loop = gast.For(target=stmt.target, iter=it, body=code, orelse=[], type_comment=None)
-        else:
-            it = _call("reversed", gast.Subscript(value=stmt.iter, slice=gast.Slice(None, self.count(info), None), ctx=gast.Load()))
-            loop = gast.For(target=stmt.target, iter=it, body=code, orelse=[], type_comment=None)
-        return init + [loop]
+        return init + [make_loop(code)]
+
+    def adjoint_for(self, stmt):
+        info = self.loops[id(stmt)]
+        it = stmt.iter
+        if info["counter"] is not None:  # a loop with break ran its first n_iter iterations
+            it = gast.Subscript(value=it, slice=gast.Slice(None, self.count(info), None), ctx=gast.Load())
+        return self.adjoint_loop(stmt, lambda code: gast.For(
+            target=stmt.target, iter=_call("reversed", it), body=code, orelse=[], type_comment=None))
 
     def adjoint_while(self, stmt):
         info = self.loops[id(stmt)]
-        before = set(self.live)
-        code, start = self.loop_body(stmt.body, before)
-        init = [self.zero(self._var_of(b)) for b in sorted(start - before)]
-        if not code:
-            return init
-        loop = gast.For(target=name("_", gast.Store()), iter=_call("range", self.count(info)), body=code, orelse=[],
-                        type_comment=None)
-        return init + [loop]
+        return self.adjoint_loop(stmt, lambda code: gast.For(
+            target=name("_", gast.Store()), iter=_call("range", self.count(info)), body=code, orelse=[],
+            type_comment=None))
 
     def count(self, info):
         if info["count_stack"]:
@@ -657,6 +667,18 @@ def _fresh_arrays(body, ns) -> set[str]:
             elif isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "copy":
                 fresh.add(s.targets[0].id)
     return fresh
+
+
+def _shareable_reads(node) -> list[str]:
+    """Names whose arrays ``node``'s value may share (all it reads, except inside ``np.copy(...)``)."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == "copy":
+        return []
+    if isinstance(node, gast.Name):
+        return [node.id]
+    out = []
+    for child in gast.iter_child_nodes(node):
+        out += _shareable_reads(child)
+    return out
 
 
 def _accumulation(tstmt, params):

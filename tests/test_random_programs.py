@@ -29,7 +29,8 @@ def programs(draw):
     depth = 1
     n = draw(st.integers(2, 7))
     for k in range(n):
-        kind = draw(st.sampled_from(["unary", "binary", "binary", "reassign", "loop", "if"]))
+        kind = draw(st.sampled_from(["unary", "binary", "binary", "reassign", "loop", "if", "while", "break",
+                                     "append", "setitem", "call"]))
         target = draw(st.sampled_from(names)) if kind == "reassign" else f"v{k}"
         a = draw(st.sampled_from(names))
         b = draw(st.sampled_from(names))
@@ -43,6 +44,29 @@ def programs(draw):
             lines.append(f"{target} = {a} * 0.5")
             lines.append(f"for i in range({steps}):")
             lines.append(f"    {target} = np.tanh({body}) + {a} * i")
+        elif kind == "while":
+            lines.append(f"{target} = {a} * 1.0")
+            lines.append("n = 0")
+            lines.append(f"while np.sum({target} * {target}) < 4.0 and n < 5:")
+            lines.append(f"    {target} = {target} * 1.3 + np.sin({b}) * 0.1")
+            lines.append("    n += 1")
+        elif kind == "break":
+            lines.append(f"{target} = {a} * 0.5")
+            lines.append("for i in range(6):")
+            lines.append(f"    {target} = {target} + np.cos({target} * {b})")
+            lines.append(f"    if np.sum({target}) > {draw(st.sampled_from([0.0, 1.0, 3.0]))}:")
+            lines.append("        break")
+        elif kind == "append":
+            lines.append("items = []")
+            lines.append(f"for i in range({draw(st.integers(1, 3))}):")
+            lines.append(f"    items.append({a} * (i + 1.0) + {b})")
+            lines.append(f"{target} = np.sum(np.stack(items) ** 2, axis=0) + sum(items)")
+        elif kind == "setitem":
+            lines.append(f"{target} = np.zeros(3)")
+            lines.append("for i in range(3):")
+            lines.append(f"    {target}[i] = {target}[i - 1] * 0.5 + np.sum({a}) * np.tanh(x[i] * np.sum({b}))")
+        elif kind == "call":
+            lines.append(f"{target} = helper({a}, {b})")
         elif kind == "if":
             lines.append(f"if np.sum({a}) > 0:")
             lines.append(f"    {target} = {a} * {b}")
@@ -59,7 +83,7 @@ def programs(draw):
 
 def load(source, tmp_path):
     path = tmp_path / f"prog_{next(_counter)}.py"
-    path.write_text("import numpy as np\n\n\n" + source)
+    path.write_text("import numpy as np\n\n\ndef helper(p, q):\n    return np.tanh(p) * q + p\n\n\n" + source)
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
