@@ -215,3 +215,31 @@ def matrix_indexing(A, v):
 
 def test_subscripts():
     check_grad(matrix_indexing, [rng.normal(size=(3, 3)), rng.normal(size=3)])
+
+
+def polar(r, th, scale=1.0):
+    return r * math.cos(th) * scale, r * math.sin(th) * scale
+
+
+def uses_tuple_helper(r, th):
+    x, y = polar(r, th, scale=2.0)
+    return x * y + x
+
+
+def test_user_function_returning_a_tuple_with_keywords_and_defaults():
+    check_grad(uses_tuple_helper, [1.3, 0.4])
+
+
+def make_model(k):
+    def activation(v):
+        return np.tanh(k * v)
+
+    def model(x, W):
+        return np.sum(activation(x @ W) ** 2)
+
+    return model
+
+
+def test_nested_closure_helpers():
+    model = make_model(0.7)
+    check_grad(model, [rng.normal(size=3), rng.normal(size=(3, 2))])
