@@ -28,23 +28,62 @@ from .resolve import Namespace, dotted
 
 # Array methods that are NumPy functions of the receiver: method -> (function, packs *args into a tuple)
 _METHODS = {
-    "sum": ("sum", False), "mean": ("mean", False), "prod": ("prod", False), "max": ("max", False),
-    "min": ("min", False), "var": ("var", False), "std": ("std", False), "dot": ("dot", False),
-    "ravel": ("ravel", False), "flatten": ("ravel", False), "squeeze": ("squeeze", False),
-    "clip": ("clip", False), "copy": ("copy", False), "conj": ("conj", False), "conjugate": ("conj", False),
-    "cumsum": ("cumsum", False), "cumprod": ("cumprod", False), "trace": ("trace", False),
-    "reshape": ("reshape", True), "transpose": ("transpose", True), "swapaxes": ("swapaxes", False),
-    "argmax": ("argmax", False), "argmin": ("argmin", False), "argsort": ("argsort", False),
-    "round": ("round", False), "repeat": ("repeat", False), "diagonal": ("diagonal", False),
-    "any": ("any", False), "all": ("all", False), "nonzero": ("nonzero", False), "astype": ("astype", False),
+    "sum": ("sum", False),
+    "mean": ("mean", False),
+    "prod": ("prod", False),
+    "max": ("max", False),
+    "min": ("min", False),
+    "var": ("var", False),
+    "std": ("std", False),
+    "dot": ("dot", False),
+    "ravel": ("ravel", False),
+    "flatten": ("ravel", False),
+    "squeeze": ("squeeze", False),
+    "clip": ("clip", False),
+    "copy": ("copy", False),
+    "conj": ("conj", False),
+    "conjugate": ("conj", False),
+    "cumsum": ("cumsum", False),
+    "cumprod": ("cumprod", False),
+    "trace": ("trace", False),
+    "reshape": ("reshape", True),
+    "transpose": ("transpose", True),
+    "swapaxes": ("swapaxes", False),
+    "argmax": ("argmax", False),
+    "argmin": ("argmin", False),
+    "argsort": ("argsort", False),
+    "round": ("round", False),
+    "repeat": ("repeat", False),
+    "diagonal": ("diagonal", False),
+    "any": ("any", False),
+    "all": ("all", False),
+    "nonzero": ("nonzero", False),
+    "astype": ("astype", False),
 }
 _ARRAY_ATTRS = {"T": "transpose", "real": "real", "imag": "imag"}
-_OPAQUE = (gast.Compare, gast.BoolOp, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
-           gast.Lambda, gast.JoinedStr, gast.Dict, gast.Set)
+_OPAQUE = (
+    gast.Compare,
+    gast.BoolOp,
+    gast.ListComp,
+    gast.SetComp,
+    gast.DictComp,
+    gast.GeneratorExp,
+    gast.Lambda,
+    gast.JoinedStr,
+    gast.Dict,
+    gast.Set,
+)
 _CONSTRUCT = {
-    gast.ListComp: "list comprehension", gast.SetComp: "set comprehension", gast.DictComp: "dict comprehension",
-    gast.GeneratorExp: "generator expression", gast.Lambda: "lambda", gast.JoinedStr: "f-string",
-    gast.Dict: "dict literal", gast.Set: "set literal", gast.Compare: "comparison", gast.BoolOp: "boolean operator",
+    gast.ListComp: "list comprehension",
+    gast.SetComp: "set comprehension",
+    gast.DictComp: "dict comprehension",
+    gast.GeneratorExp: "generator expression",
+    gast.Lambda: "lambda",
+    gast.JoinedStr: "f-string",
+    gast.Dict: "dict literal",
+    gast.Set: "set literal",
+    gast.Compare: "comparison",
+    gast.BoolOp: "boolean operator",
 }
 
 
@@ -155,7 +194,9 @@ class _ANF:
             return gast.Attribute(value=value, attr=node.attr, ctx=gast.Load())
         if isinstance(node, (gast.Tuple, gast.List)):
             if any(isinstance(e, gast.Starred) for e in node.elts):
-                raise self.error(node, "starred elements in a tuple or list are not supported; build it with np.concatenate")
+                raise self.error(
+                    node, "starred elements in a tuple or list are not supported; build it with np.concatenate"
+                )
             return type(node)(elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
         if isinstance(node, gast.IfExp):
             tmp = self.names.temp()
@@ -218,7 +259,9 @@ class _ANF:
                     elif fname == "transpose":
                         args = []
                 return self.np_call(fname, [receiver, *args], kws, node)
-            return gast.Call(func=gast.Attribute(value=receiver, attr=func.attr, ctx=gast.Load()), args=args, keywords=kws)
+            return gast.Call(
+                func=gast.Attribute(value=receiver, attr=func.attr, ctx=gast.Load()), args=args, keywords=kws
+            )
         if root is None:
             self.check_opaque(node)
             return self.rename_loads(node)  # f(...)(...): evaluated as it is; refused later if it is active
@@ -257,7 +300,9 @@ class _ANF:
     def stmt(self, node):
         method = getattr(self, "s_" + type(node).__name__, None)
         if method is None:
-            raise self.error(node, _UNSUPPORTED.get(type(node).__name__, f"'{type(node).__name__}' statements are not supported"))
+            raise self.error(
+                node, _UNSUPPORTED.get(type(node).__name__, f"'{type(node).__name__}' statements are not supported")
+            )
         method(node)
 
     def assign_to(self, target, value_node, stmt):
@@ -266,8 +311,10 @@ class _ANF:
             value = self.expr(value_node)
             self.emit(assign(self.version(target.id), value), stmt)
         elif isinstance(target, (gast.Tuple, gast.List)):
-            if isinstance(value_node, (gast.Tuple, gast.List)) and len(value_node.elts) == len(target.elts) and not any(
-                isinstance(e, gast.Starred) for e in target.elts + value_node.elts
+            if (
+                isinstance(value_node, (gast.Tuple, gast.List))
+                and len(value_node.elts) == len(target.elts)
+                and not any(isinstance(e, gast.Starred) for e in target.elts + value_node.elts)
             ):
                 atoms = [self.atom(v) for v in value_node.elts]
                 for t, a in zip(target.elts, atoms):
@@ -285,10 +332,14 @@ class _ANF:
                 raise self.error(target, "starred assignment (a, *rest = ...) is not supported; index the sequence")
             if all(isinstance(e, gast.Name) for e in target.elts):
                 elts = [name(self.version(e.id), gast.Store()) for e in target.elts]
-                self.emit(gast.Assign(targets=[gast.Tuple(elts=elts, ctx=gast.Store())], value=atom, type_comment=None), stmt)
+                self.emit(
+                    gast.Assign(targets=[gast.Tuple(elts=elts, ctx=gast.Store())], value=atom, type_comment=None), stmt
+                )
             else:
                 temps = [name(self.names.temp(), gast.Store()) for _ in target.elts]
-                self.emit(gast.Assign(targets=[gast.Tuple(elts=temps, ctx=gast.Store())], value=atom, type_comment=None), stmt)
+                self.emit(
+                    gast.Assign(targets=[gast.Tuple(elts=temps, ctx=gast.Store())], value=atom, type_comment=None), stmt
+                )
                 for t, tmp in zip(target.elts, temps):
                     self.assign_atom(t, name(tmp.id), stmt)
         elif isinstance(target, gast.Subscript):
@@ -298,10 +349,19 @@ class _ANF:
             else:
                 base = self.load(base)
             index = self.index(target.slice)
-            self.emit(gast.Assign(targets=[gast.Subscript(value=name(base.id, gast.Load()), slice=index, ctx=gast.Store())],
-                                  value=atom, type_comment=None), stmt)
+            self.emit(
+                gast.Assign(
+                    targets=[gast.Subscript(value=name(base.id, gast.Load()), slice=index, ctx=gast.Store())],
+                    value=atom,
+                    type_comment=None,
+                ),
+                stmt,
+            )
         elif isinstance(target, gast.Attribute):
-            raise self.error(target, f"assigning to an attribute (.{target.attr} = ...) is not supported inside a differentiated function")
+            raise self.error(
+                target,
+                f"assigning to an attribute (.{target.attr} = ...) is not supported inside a differentiated function",
+            )
         else:
             raise self.error(target, f"cannot assign to {type(target).__name__}")
 
@@ -329,8 +389,14 @@ class _ANF:
             self.emit(assign(old, gast.Subscript(value=base, slice=index, ctx=gast.Load())), node)
             new = self.names.temp()
             self.emit(assign(new, gast.BinOp(left=name(old), op=node.op, right=self.atom(node.value))), node)
-            self.emit(gast.Assign(targets=[gast.Subscript(value=name(base.id), slice=_copy(index), ctx=gast.Store())],
-                                  value=name(new), type_comment=None), node)
+            self.emit(
+                gast.Assign(
+                    targets=[gast.Subscript(value=name(base.id), slice=_copy(index), ctx=gast.Store())],
+                    value=name(new),
+                    type_comment=None,
+                ),
+                node,
+            )
         else:
             raise self.error(target, f"augmented assignment to {type(target).__name__} is not supported")
 
@@ -385,7 +451,9 @@ class _ANF:
         if isinstance(it, gast.GeneratorExp) or call and inspect.isgeneratorfunction(builtin):
             raise self.error(it, "iterating over a generator cannot be differentiated; build a list or an array first")
         if call == "range" and builtin is range and not it.keywords:
-            self.loop(node, gast.Call(func=name("range"), args=[self.atom(a) for a in it.args], keywords=[]), target, [])
+            self.loop(
+                node, gast.Call(func=name("range"), args=[self.atom(a) for a in it.args], keywords=[]), target, []
+            )
             return
         if call == "enumerate" and builtin is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2:
             seq = self.atom(it.args[0])
@@ -408,14 +476,24 @@ class _ANF:
         if call == "reversed" and builtin is reversed:
             seq = self.atom(it.args[0])
             k = name(self.names.fresh("k"), gast.Store())
-            rng = gast.Call(func=name("range"), args=[gast.BinOp(left=_len(seq), op=gast.Sub(), right=const(1)),
-                                                      const(-1), const(-1)], keywords=[])
+            rng = gast.Call(
+                func=name("range"),
+                args=[gast.BinOp(left=_len(seq), op=gast.Sub(), right=const(1)), const(-1), const(-1)],
+                keywords=[],
+            )
             self.loop(node, rng, k, [(target, seq, None)])
             return
-        if call in ("map", "filter", "iter") or isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) \
-                and it.func.attr in ("items", "keys", "values"):
-            raise self.error(it, f"iterating over {call or it.func.attr + '()'} is not supported; iterate over a list, "
-                             "an array, range, enumerate or zip")
+        if (
+            call in ("map", "filter", "iter")
+            or isinstance(it, gast.Call)
+            and isinstance(it.func, gast.Attribute)
+            and it.func.attr in ("items", "keys", "values")
+        ):
+            raise self.error(
+                it,
+                f"iterating over {call or it.func.attr + '()'} is not supported; iterate over a list, "
+                "an array, range, enumerate or zip",
+            )
         seq = self.atom(it)
         k = name(self.names.fresh("i"), gast.Store())
         self.loop(node, self.len_range(seq), k, [(target, seq, None)])
@@ -431,7 +509,9 @@ class _ANF:
             self.version(target.id)  # a fresh version: the loop must not overwrite a value used before it
             self.depth = 1
         self.predeclare([node] + [gast.Assign(targets=[t], value=const(0), type_comment=None) for t, _, _ in items])
-        index = name(self.env.get(target.id, target.id) if target.id in self.env else self.version(target.id), gast.Store())
+        index = name(
+            self.env.get(target.id, target.id) if target.id in self.env else self.version(target.id), gast.Store()
+        )
 
         def body():
             for item, seq, how in items:
@@ -488,7 +568,12 @@ class _ANF:
         self.emit(gast.Assert(test=self.rename_loads(node.test), msg=node.msg and self.rename_loads(node.msg)), node)
 
     def s_Raise(self, node):
-        self.emit(gast.Raise(exc=node.exc and self.rename_loads(node.exc), cause=node.cause and self.rename_loads(node.cause)), node)
+        self.emit(
+            gast.Raise(
+                exc=node.exc and self.rename_loads(node.exc), cause=node.cause and self.rename_loads(node.cause)
+            ),
+            node,
+        )
 
 
 def _strip_returns(stmts):
@@ -535,7 +620,7 @@ def restructure(stmts, loc):
             s.body = restructure(s.body, loc)
             s.orelse = restructure(s.orelse, loc)
             a, b = _jumps(s.body), _jumps(s.orelse)
-            rest = stmts[k + 1:]
+            rest = stmts[k + 1 :]
             if rest and a == "always" and b == "always":
                 out.append(s)
                 return out
@@ -549,23 +634,31 @@ def restructure(stmts, loc):
                 return out
             if rest and "maybe" in (a, b):
                 jump = next(n for n in gast.walk(s) if isinstance(n, (gast.Break, gast.Continue, gast.Return)))
-                raise loc.error(jump, f"{type(jump).__name__.lower()} inside nested ifs followed by more code is not "
-                                "supported; restructure so it ends a branch of the outermost if in the loop")
+                raise loc.error(
+                    jump,
+                    f"{type(jump).__name__.lower()} inside nested ifs followed by more code is not "
+                    "supported; restructure so it ends a branch of the outermost if in the loop",
+                )
         out.append(s)
     return out
 
 
 _UNSUPPORTED = {
-    "Try": "try/except cannot be differentiated (the derivative of an exception path is undefined); move the try outside the differentiated function",
+    "Try": "try/except cannot be differentiated (an exception path has no derivative); "
+    "move the try outside the differentiated function",
     "TryStar": "try/except* cannot be differentiated; move it outside the differentiated function",
     "With": "with blocks are not supported inside a differentiated function; move them outside",
     "AsyncWith": "async with is not supported; use a plain function",
     "AsyncFor": "async for loops are not supported; use a plain for loop",
-    "FunctionDef": "nested function definitions are not supported yet; define the function at module level and pass what it needs as arguments",
+    "FunctionDef": "nested function definitions are not supported; define the function outside "
+    "(at module level, or in an enclosing function) and call it",
     "AsyncFunctionDef": "nested async functions are not supported",
-    "ClassDef": "class definitions are not supported inside a differentiated function; define the class at module level",
-    "Global": "global statements are not supported: writes to globals cannot be differentiated; return the value instead",
-    "Nonlocal": "nonlocal statements are not supported: writes to enclosing variables cannot be differentiated; return the value instead",
+    "ClassDef": "class definitions are not supported inside a differentiated function; "
+    "define the class at module level",
+    "Global": "global statements are not supported: writes to globals cannot be differentiated; "
+    "return the value instead",
+    "Nonlocal": "nonlocal statements are not supported: writes to enclosing variables cannot be differentiated; "
+    "return the value instead",
     "Delete": "del is not supported inside a differentiated function",
     "Import": "import statements inside a differentiated function are not supported; import at module level",
     "ImportFrom": "import statements inside a differentiated function are not supported; import at module level",
@@ -591,7 +684,14 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
     if pass_.return_name is not None:
         out = _strip_returns(out) + [gast.Return(value=name(pass_.return_name))]
     pass_.out = out
-    new = gast.FunctionDef(name=tree.name, args=tree.args, body=pass_.out, decorator_list=[], returns=None,
-                           type_comment=None, type_params=[])
+    new = gast.FunctionDef(
+        name=tree.name,
+        args=tree.args,
+        body=pass_.out,
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        type_params=[],
+    )
     gast.copy_location(new, tree)
     return new, names

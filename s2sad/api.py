@@ -7,13 +7,14 @@ Python function it defines; ``source(fn)`` gives that module's text.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .compile import load
 from .errors import DifferentiationError
 from .pipeline import derive, param_names
 
-Wrt = Union[int, str, Sequence[Union[int, str]]]
+Wrt = int | str | Sequence[int | str]
 
 _CACHE: dict = {}
 
@@ -31,7 +32,9 @@ def _wrt_names(fn, wrt: Wrt) -> tuple[tuple[str, ...], bool]:
             out.append(params[w])
         elif isinstance(w, str):
             if w not in params:
-                raise DifferentiationError(f"wrt='{w}' is not a parameter of {fn.__qualname__}; its parameters are {params}")
+                raise DifferentiationError(
+                    f"wrt='{w}' is not a parameter of {fn.__qualname__}; its parameters are {params}"
+                )
             out.append(w)
         else:
             raise DifferentiationError(f"wrt must be a parameter index or name, or a tuple of them; got {w!r}")
@@ -48,7 +51,7 @@ def _globals_key(fn):
 
 def _filled(cell):
     try:
-        cell.cell_contents
+        _ = cell.cell_contents
     except ValueError:
         return False
     return True
@@ -96,11 +99,14 @@ def _entry(kind: str, doc: str):
     return entry
 
 
-grad = _entry("grad", """Gradient of a scalar function with respect to ``wrt`` (indices or names; a tuple gives a tuple).
+grad = _entry(
+    "grad",
+    """Gradient of a scalar function with respect to ``wrt`` (indices or names; a tuple gives a tuple).
 
 ``grad(f)(x, y)`` returns df/dx shaped like ``x``; ``grad(f, wrt=(0, 1))`` returns ``(df/dx, df/dy)``.
 Works as ``@grad`` and ``@grad(wrt=...)``.  The result is a generated Python function: see ``source``.
-""")
+""",
+)
 
 value_and_grad = _entry("value_and_grad", """Like ``grad``, returning ``(f(*args), gradient)`` from one sweep.""")
 

@@ -36,8 +36,13 @@ def to_source(tree) -> str:
     return ast.unparse(node) + "\n"
 
 
-HELPERS = sorted(n for n in vars(runtime) if not n.startswith("_") and callable(getattr(runtime, n))
-                 and getattr(getattr(runtime, n), "__module__", "") == runtime.__name__)
+HELPERS = sorted(
+    n
+    for n in vars(runtime)
+    if not n.startswith("_")
+    and callable(getattr(runtime, n))
+    and getattr(getattr(runtime, n), "__module__", "") == runtime.__name__
+)
 
 
 def module_source(functions, header: str = "", imports: list[str] | None = None) -> str:

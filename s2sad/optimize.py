@@ -29,7 +29,9 @@ def fold(node):
 
 
 def _num(node):
-    return isinstance(node, gast.Constant) and isinstance(node.value, numbers.Number) and not isinstance(node.value, bool)
+    return (
+        isinstance(node, gast.Constant) and isinstance(node.value, numbers.Number) and not isinstance(node.value, bool)
+    )
 
 
 class _Fold(gast.NodeTransformer):
@@ -37,8 +39,9 @@ class _Fold(gast.NodeTransformer):
         self.generic_visit(node)
         left, right, op = node.left, node.right, node.op
         if _num(left) and _num(right) and isinstance(op, (gast.Add, gast.Sub, gast.Mult)):
-            value = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b, gast.Mult: lambda a, b: a * b}[type(op)](
-                left.value, right.value)
+            value = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b, gast.Mult: lambda a, b: a * b}[
+                type(op)
+            ](left.value, right.value)
             return gast.Constant(value=value, kind=None)
         if isinstance(op, gast.Pow) and _num(right) and right.value == 1:
             return left
@@ -52,7 +55,11 @@ class _Fold(gast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.op, gast.USub) and _num(node.operand):
             return gast.Constant(value=-node.operand.value, kind=None)
-        if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.UnaryOp) and isinstance(node.operand.op, gast.USub):
+        if (
+            isinstance(node.op, gast.USub)
+            and isinstance(node.operand, gast.UnaryOp)
+            and isinstance(node.operand.op, gast.USub)
+        ):
             return node.operand.operand
         return node
 
@@ -65,13 +72,20 @@ def _defaults_of(func):
         sig = inspect.signature(func)
     except (TypeError, ValueError):
         return None
-    return [(p.name, p.default) for p in sig.parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return [
+        (p.name, p.default)
+        for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
 
 
 def _same(node, default):
-    return (isinstance(node, gast.Constant) and default is not inspect.Parameter.empty
-            and type(node.value) is type(default) and node.value == default)
+    return (
+        isinstance(node, gast.Constant)
+        and default is not inspect.Parameter.empty
+        and type(node.value) is type(default)
+        and node.value == default
+    )
 
 
 def _drop_defaults(fn, ns):

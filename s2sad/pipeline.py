@@ -50,8 +50,11 @@ def prepare(fn) -> Prepared:
 
 
 def param_names(fn) -> list[str]:
-    return [p.name for p in inspect.signature(fn).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return [
+        p.name
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
 
 
 class _Session:
@@ -74,7 +77,8 @@ class _Session:
             if key in self.gen.namespace and self.gen.namespace[key] is not value:
                 raise DifferentiationError(
                     f"{prep.parsed.loc.filename}: the name '{key}' means different objects in "
-                    f"{prep.fn.__qualname__} and another differentiated function; rename one of them")
+                    f"{prep.fn.__qualname__} and another differentiated function; rename one of them"
+                )
             self.gen.namespace[key] = value
 
     def reverse(self, fn, wrt: tuple, mode: str, fname: str, prep: Prepared | None = None, seed=None, as_tuple=False):
@@ -87,8 +91,20 @@ class _Session:
         out = prep.tree.body[-1].value.id
         # grad checks at run time that the output is a scalar; the shapes may take it as given
         shapes = infer_shapes(prep.tree, prep.ns, assume_scalar=(out,) if mode == "grad" else ())
-        deriv, seed = reverse(prep.tree, list(wrt), prep.ns, prep.parsed.loc, prep.names, shapes, act,
-                              self.request_vjp, mode=mode, fname=fname, seed=seed, as_tuple=as_tuple)
+        deriv, seed = reverse(
+            prep.tree,
+            list(wrt),
+            prep.ns,
+            prep.parsed.loc,
+            prep.names,
+            shapes,
+            act,
+            self.request_vjp,
+            mode=mode,
+            fname=fname,
+            seed=seed,
+            as_tuple=as_tuple,
+        )
         deriv = optimize(deriv, prep.ns)
         return deriv, seed
 

@@ -18,20 +18,46 @@ from .rules import lookup
 from .rules.registry import Rule
 
 _BINOPS = {
-    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
-    gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.FloorDiv: operator.floordiv,
-    gast.Mod: operator.mod, gast.BitAnd: operator.and_, gast.BitOr: operator.or_, gast.BitXor: operator.xor,
-    gast.LShift: operator.lshift, gast.RShift: operator.rshift,
+    gast.Add: operator.add,
+    gast.Sub: operator.sub,
+    gast.Mult: operator.mul,
+    gast.Div: operator.truediv,
+    gast.Pow: operator.pow,
+    gast.MatMult: operator.matmul,
+    gast.FloorDiv: operator.floordiv,
+    gast.Mod: operator.mod,
+    gast.BitAnd: operator.and_,
+    gast.BitOr: operator.or_,
+    gast.BitXor: operator.xor,
+    gast.LShift: operator.lshift,
+    gast.RShift: operator.rshift,
 }
 _UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Invert: operator.invert}
 OPERATOR_SYMBOLS = {
-    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/", operator.pow: "**",
-    operator.matmul: "@", operator.floordiv: "//", operator.mod: "%", operator.neg: "unary -",
+    operator.add: "+",
+    operator.sub: "-",
+    operator.mul: "*",
+    operator.truediv: "/",
+    operator.pow: "**",
+    operator.matmul: "@",
+    operator.floordiv: "//",
+    operator.mod: "%",
+    operator.neg: "unary -",
 }
 DATA_ATTRS = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"}
 
 COPY, RULE, CALL, GETITEM, BUILD, UNPACK, SETITEM, NONDIFF, UNKNOWN, OPAQUE = (
-    "copy", "rule", "call", "getitem", "build", "unpack", "setitem", "nondiff", "unknown", "opaque")
+    "copy",
+    "rule",
+    "call",
+    "getitem",
+    "build",
+    "unpack",
+    "setitem",
+    "nondiff",
+    "unknown",
+    "opaque",
+)
 
 
 @dataclass
@@ -49,7 +75,7 @@ def is_user_function(obj) -> bool:
     if not isinstance(obj, types.FunctionType):
         return False
     module = getattr(obj, "__module__", "") or ""
-    return not module.split(".")[0] in ("numpy", "s2sad", "math", "builtins", "scipy")
+    return module.split(".")[0] not in ("numpy", "s2sad", "math", "builtins", "scipy")
 
 
 def classify(stmt, ns: Namespace) -> Op:

@@ -61,9 +61,13 @@ class Reverse:
         self.shapes, self.active, self.request_vjp = shapes, active, request_vjp
         self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
         self.primal_vars = {t for s in walk_stmts(tree.body) for t in targets(s)} | set(self.params)
-        self.sequences = {s.targets[0].id for s in walk_stmts(tree.body)
-                          if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-                          and isinstance(s.value, (gast.Tuple, gast.List))}
+        self.sequences = {
+            s.targets[0].id
+            for s in walk_stmts(tree.body)
+            if isinstance(s, gast.Assign)
+            and isinstance(s.targets[0], gast.Name)
+            and isinstance(s.value, (gast.Tuple, gast.List))
+        }
         self.sites = _overwrite_sites(tree.body, self.params)
         self.remat, self.remat_before = _rematerializable(tree.body, self.sites, shapes)
         self.remat_copies: list = []  # (recomputation, variable): dropped if the adjoint never reads it
@@ -186,8 +190,11 @@ class Reverse:
         for var in targets(stmt) if id(stmt) in self.sites and id(stmt) not in self.remat else ():
             if isinstance(stmt.targets[0], gast.Subscript):
                 target = stmt.targets[0]
-                restore = gast.Assign(targets=[gast.Subscript(value=name(var), slice=target.slice, ctx=gast.Store())],
-                                      value=_method(self.stack(var), "pop"), type_comment=None)
+                restore = gast.Assign(
+                    targets=[gast.Subscript(value=name(var), slice=target.slice, ctx=gast.Store())],
+                    value=_method(self.stack(var), "pop"),
+                    type_comment=None,
+                )
             else:
                 restore = assign(var, _method(self.stack(var), "pop"))
             self.pops.append((restore, var))
@@ -197,8 +204,11 @@ class Reverse:
             # x = f(x): the rule needs the old x (restored first) and maybe the new one (kept aside)
             self.output_value = self.names.temp()
             code = self.adjoint_assign(stmt)
-            keep = [assign(self.output_value, name(target.id))] if self.output_value in reads(
-                gast.Module(body=code, type_ignores=[])) else []
+            keep = (
+                [assign(self.output_value, name(target.id))]
+                if self.output_value in reads(gast.Module(body=code, type_ignores=[]))
+                else []
+            )
             self.output_value = None
             return keep + restores + code if code else restores
         return self.adjoint_assign(stmt) + restores
@@ -212,8 +222,11 @@ class Reverse:
         if receiver is None or receiver not in self.active:
             return []
         if func.attr != "append" or len(call.args) != 1 or call.keywords:
-            raise self.error(stmt, f"method .{func.attr}() changes '{receiver}' in place, which s2sad cannot "
-                             "differentiate; build a new value instead (list.append is supported)")
+            raise self.error(
+                stmt,
+                f"method .{func.attr}() changes '{receiver}' in place, which s2sad cannot "
+                "differentiate; build a new value instead (list.append is supported)",
+            )
         code = []
         item = call.args[0]
         blst = self.adj(receiver)
@@ -268,10 +281,14 @@ class Reverse:
         if op.kind == P.OPAQUE:
             return f"{op.what} over differentiated values is not supported; write it as a for loop"
         if op.fn is not None:
-            return (f"no derivative rule for `{public_name(op.fn)}`; register one with s2sad.reverse_rule "
-                    "(and s2sad.forward_rule), or wrap inputs that need no derivative in s2sad.stop_gradient")
-        return (f"s2sad cannot differentiate {op.what} applied to a differentiated value; "
-                "use a NumPy function or register a rule with s2sad.reverse_rule")
+            return (
+                f"no derivative rule for `{public_name(op.fn)}`; register one with s2sad.reverse_rule "
+                "(and s2sad.forward_rule), or wrap inputs that need no derivative in s2sad.stop_gradient"
+            )
+        return (
+            f"s2sad cannot differentiate {op.what} applied to a differentiated value; "
+            "use a NumPy function or register a rule with s2sad.reverse_rule"
+        )
 
     def acc_atom(self, atom, expr, out):
         if self.is_active(atom):
@@ -283,8 +300,11 @@ class Reverse:
         (the old values there no longer reach the output)."""
         array, index, value = op.args
         if array.id not in self.fresh_arrays:
-            raise self.error(stmt, f"in-place write into '{array.id}', which may share memory with an input or another "
-                             f"array; make it a fresh array first (e.g. {array.id} = np.copy({array.id}) or np.zeros(...))")
+            raise self.error(
+                stmt,
+                f"in-place write into '{array.id}', which may share memory with an input or another "
+                f"array; make it a fresh array first (e.g. {array.id} = np.copy({array.id}) or np.zeros(...))",
+            )
         b = self.adj(array.id)
         if b not in self.live:
             return []
@@ -298,8 +318,13 @@ class Reverse:
             # a copy: the slice of the adjoint is reset to zero right after
             expr = _call("unbroadcast", _call("np.copy", part), value) if not self.shapes.is_scalar(value) else part
             code += self.accumulate(value.id, expr, value)
-        code.append(gast.Assign(targets=[gast.Subscript(value=name(b), slice=index, ctx=gast.Store())],
-                                value=const(0.0), type_comment=None))
+        code.append(
+            gast.Assign(
+                targets=[gast.Subscript(value=name(b), slice=index, ctx=gast.Store())],
+                value=const(0.0),
+                type_comment=None,
+            )
+        )
         return code
 
     def adjoint_unpack(self, stmt, op):
@@ -332,7 +357,9 @@ class Reverse:
                 error = exc
         if mapping is None:
             if not rule.reverse:
-                raise self.error(stmt, f"`{rule.name}` has no reverse-mode rule yet; register one with s2sad.reverse_rule")
+                raise self.error(
+                    stmt, f"`{rule.name}` has no reverse-mode rule yet; register one with s2sad.reverse_rule"
+                )
             raise self.error(stmt, f"cannot differentiate this call of `{rule.name}`: {error}")
         subs = dict(mapping)
         subs[template.out] = self.output_value or out
@@ -381,9 +408,12 @@ class Reverse:
             raise self.error(stmt, f"cannot call {op.what}: {exc}") from None
         active_params = [p for p, a in bound.arguments.items() if self.is_active(a)]
         vjp_name, seed = self.request_vjp(fn, tuple(active_params), stmt)
-        call = gast.Call(func=name(vjp_name), args=[to_node(a) for a in op.args],
-                         keywords=[gast.keyword(arg=k, value=to_node(v)) for k, v in op.keywords.items()]
-                         + [gast.keyword(arg=seed, value=name(bout))])
+        call = gast.Call(
+            func=name(vjp_name),
+            args=[to_node(a) for a in op.args],
+            keywords=[gast.keyword(arg=k, value=to_node(v)) for k, v in op.keywords.items()]
+            + [gast.keyword(arg=seed, value=name(bout))],
+        )
         atoms = [bound.arguments[p] for p in active_params]
         if len(atoms) == 1:
             return self.accumulate(atoms[0].id, call, name(out))
@@ -472,14 +502,25 @@ class Reverse:
         it = stmt.iter
         if info["counter"] is not None:  # a loop with break ran its first n_iter iterations
             it = gast.Subscript(value=it, slice=gast.Slice(None, self.count(info), None), ctx=gast.Load())
-        return self.adjoint_loop(stmt, lambda code: gast.For(
-            target=stmt.target, iter=_call("reversed", it), body=code, orelse=[], type_comment=None))
+        return self.adjoint_loop(
+            stmt,
+            lambda code: gast.For(
+                target=stmt.target, iter=_call("reversed", it), body=code, orelse=[], type_comment=None
+            ),
+        )
 
     def adjoint_while(self, stmt):
         info = self.loops[id(stmt)]
-        return self.adjoint_loop(stmt, lambda code: gast.For(
-            target=name("_", gast.Store()), iter=_call("range", self.count(info)), body=code, orelse=[],
-            type_comment=None))
+        return self.adjoint_loop(
+            stmt,
+            lambda code: gast.For(
+                target=name("_", gast.Store()),
+                iter=_call("range", self.count(info)),
+                body=code,
+                orelse=[],
+                type_comment=None,
+            ),
+        )
 
     def count(self, info):
         if info["count_stack"]:
@@ -505,14 +546,21 @@ class Reverse:
         out = []
         for stmt in stmts:
             if isinstance(stmt, gast.If):
-                out.append(gast.If(test=stmt.test, body=self.primal_block(stmt.body, needed, depth + 1),
-                                   orelse=self.primal_block(stmt.orelse, needed, depth + 1)))
+                out.append(
+                    gast.If(
+                        test=stmt.test,
+                        body=self.primal_block(stmt.body, needed, depth + 1),
+                        orelse=self.primal_block(stmt.orelse, needed, depth + 1),
+                    )
+                )
             elif isinstance(stmt, (gast.For, gast.While)):
                 info = self.loops[id(stmt)]
                 body = self.primal_block(stmt.body, needed, depth + 1)
                 if info["counter"]:
                     out.append(assign(info["counter"], const(0)))
-                    body.insert(0, gast.AugAssign(target=name(info["counter"], gast.Store()), op=gast.Add(), value=const(1)))
+                    body.insert(
+                        0, gast.AugAssign(target=name(info["counter"], gast.Store()), op=gast.Add(), value=const(1))
+                    )
                 loop = gast.copy_location(type(stmt)(**{f: getattr(stmt, f) for f in stmt._fields}), stmt)
                 loop.body = body
                 out.append(loop)
@@ -524,8 +572,10 @@ class Reverse:
                         if var in needed and id(stmt) in self.sites and id(stmt) not in self.remat:
                             saved = name(var)
                             if isinstance(stmt.targets[0], gast.Subscript):
-                                saved = _call("np.copy", gast.Subscript(value=name(var), slice=stmt.targets[0].slice,
-                                                                        ctx=gast.Load()))
+                                saved = _call(
+                                    "np.copy",
+                                    gast.Subscript(value=name(var), slice=stmt.targets[0].slice, ctx=gast.Load()),
+                                )
                             out.append(gast.Expr(value=_method(self.stack(var), "append", saved)))
                 out.append(stmt)
         return out
@@ -562,7 +612,8 @@ def _overwrite_sites(body, params) -> set[int]:
             elif isinstance(s, gast.Assign):
                 vs = targets(s)
                 if isinstance(s.targets[0], gast.Subscript) or any(
-                        v in defined or v in loop_names and v not in invariant for v in vs):
+                    v in defined or v in loop_names and v not in invariant for v in vs
+                ):
                     sites.add(id(s))
                 defined.update(vs)
             elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
@@ -578,8 +629,10 @@ def _invariants(loop, assigned, counts) -> set[str]:
     for s in walk_stmts(loop.body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             v = s.targets[0].id
-            if counts.get(v) == 1 and not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
-                                              and n.func.attr in ("pop", "append") for n in gast.walk(s.value)):
+            if counts.get(v) == 1 and not any(
+                isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append")
+                for n in gast.walk(s.value)
+            ):
                 candidates[v] = reads(s.value)
     invariant = set()
     changed = True
@@ -613,18 +666,23 @@ def _rematerializable(body, sites, shapes):
                 continue
             t = s.targets[0].id
             value = s.value
-            scalar_op = isinstance(value, gast.BinOp) and all(isinstance(o, (gast.Name, gast.Constant))
-                                                              for o in (value.left, value.right)) and shapes.is_scalar(
-                gast.Name(id=t, ctx=gast.Load(), annotation=None, type_comment=None))
-            view = isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and isinstance(
-                value.slice, (gast.Name, gast.Constant, gast.Slice, gast.Tuple))
+            scalar_op = (
+                isinstance(value, gast.BinOp)
+                and all(isinstance(o, (gast.Name, gast.Constant)) for o in (value.left, value.right))
+                and shapes.is_scalar(gast.Name(id=t, ctx=gast.Load(), annotation=None, type_comment=None))
+            )
+            view = (
+                isinstance(value, gast.Subscript)
+                and isinstance(value.value, gast.Name)
+                and isinstance(value.slice, (gast.Name, gast.Constant, gast.Slice, gast.Tuple))
+            )
             if not (scalar_op or view) or counts.get(t) != 1:
                 continue
             uses = [b for b in range(len(block)) if t in reads(block[b])]
             if not uses or min(uses) <= a or any(t in reads(x) for x in _outside(body, block)):
                 continue
             operands = set(reads(value))
-            between = {v for x in block[a + 1:max(uses) + 1] for y in walk_stmts([x]) for v in targets(y)}
+            between = {v for x in block[a + 1 : max(uses) + 1] for y in walk_stmts([x]) for v in targets(y)}
             if operands & between or t in operands or operands & recomputed:
                 continue  # an operand must hold its value where the copy goes, not be recomputed later
             remat.add(id(s))
@@ -650,8 +708,26 @@ def _outside(body, block):
             yield x
 
 
-_FRESH = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "copy", "array",
-          "eye", "identity", "arange", "linspace", "tile", "repeat", "concatenate", "stack"}
+_FRESH = {
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "copy",
+    "array",
+    "eye",
+    "identity",
+    "arange",
+    "linspace",
+    "tile",
+    "repeat",
+    "concatenate",
+    "stack",
+}
 
 
 def _fresh_arrays(body, ns) -> set[str]:
@@ -715,7 +791,9 @@ def _index_value(index):
     return index
 
 
-def reverse(tree, wrt, ns, loc, names, shapes, active, request_vjp, *, mode="grad", fname=None, seed=None, as_tuple=False):
+def reverse(
+    tree, wrt, ns, loc, names, shapes, active, request_vjp, *, mode="grad", fname=None, seed=None, as_tuple=False
+):
     """Build the derivative function.  ``mode``: grad | value_and_grad | vjp (seed required, keyword-only
     when the function has keyword-only parameters)."""
     rev = Reverse(tree, wrt, ns, loc, names, shapes, active, request_vjp)
@@ -760,8 +838,9 @@ def reverse(tree, wrt, ns, loc, names, shapes, active, request_vjp, *, mode="gra
         result = gast.Tuple(elts=[name(out), result], ctx=gast.Load())
     body = predefine + stacks + primal + adjoint + [gast.Return(value=result)]
     args = _signature(tree, bout, mode)
-    fn = gast.FunctionDef(name=fname, args=args, body=body, decorator_list=[], returns=None, type_comment=None,
-                          type_params=[])
+    fn = gast.FunctionDef(
+        name=fname, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
+    )
     return gast.copy_location(fn, tree), bout
 
 
@@ -801,8 +880,15 @@ def _predefinitions(tree, pushed):
 def _signature(tree, bout, mode):
     a = tree.args
     seed = name(bout, gast.Param())
-    args = gast.arguments(args=list(a.args), posonlyargs=[], vararg=a.vararg, kwonlyargs=list(a.kwonlyargs),
-                          kw_defaults=list(a.kw_defaults), kwarg=a.kwarg, defaults=list(a.defaults))
+    args = gast.arguments(
+        args=list(a.args),
+        posonlyargs=[],
+        vararg=a.vararg,
+        kwonlyargs=list(a.kwonlyargs),
+        kw_defaults=list(a.kw_defaults),
+        kwarg=a.kwarg,
+        defaults=list(a.defaults),
+    )
     if mode == "vjp_kw" or a.kwonlyargs:
         args.kwonlyargs.append(seed)
         args.kw_defaults.append(None if mode.startswith("vjp") else const(1.0))

@@ -70,9 +70,7 @@ def add_at(g, index, v):
 
 def _is_basic(index):
     parts = index if isinstance(index, tuple) else (index,)
-    return all(
-        p is None or p is Ellipsis or isinstance(p, (slice, int, np.integer)) for p in parts
-    )
+    return all(p is None or p is Ellipsis or isinstance(p, (slice, int, np.integer)) for p in parts)
 
 
 def _matmul_promote(x, y, g):

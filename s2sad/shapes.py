@@ -76,8 +76,10 @@ def infer_shapes(tree: gast.FunctionDef, ns, assume_scalar=()) -> Shapes:
                 shapes.of[out] = parts.pop() if len(parts) == 1 and None not in parts else frozenset([out])
         # a variable known scalar makes everything assigned to it scalar
         for out, values in defs.items():
-            if out in assume_scalar or shapes.get(gast.Name(id=out, ctx=gast.Load(), annotation=None,
-                                                            type_comment=None)) == frozenset():
+            if (
+                out in assume_scalar
+                or shapes.get(gast.Name(id=out, ctx=gast.Load(), annotation=None, type_comment=None)) == frozenset()
+            ):
                 for v in values:
                     if v:
                         shapes.scalar_symbols |= v

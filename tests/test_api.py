@@ -128,9 +128,10 @@ def test_bad_wrt(wrt, message):
 
 # ---- name resolution -------------------------------------------------------------------------
 
-import numpy.linalg as la  # noqa: E402
 from math import exp as mexp  # noqa: E402
 from math import sin  # noqa: E402
+
+import numpy.linalg as la  # noqa: E402
 
 
 def resolved(x, v):
@@ -171,8 +172,13 @@ def two_layers(W1, b1, W2, b2, x):
 
 
 def test_calls_to_user_functions_are_differentiated_into_the_same_module():
-    args = [rng.normal(size=(3, 4)), rng.normal(size=4), rng.normal(size=(4, 2)), rng.normal(size=2),
-            rng.normal(size=(5, 3))]
+    args = [
+        rng.normal(size=(3, 4)),
+        rng.normal(size=4),
+        rng.normal(size=(4, 2)),
+        rng.normal(size=2),
+        rng.normal(size=(5, 3)),
+    ]
     g = s2sad.grad(two_layers, wrt=(0, 1, 2, 3))
     text = s2sad.source(g)
     assert "def vjp_layer" in text
@@ -186,7 +192,7 @@ def fact(x, n):
 
 
 def test_recursion():
-    assert s2sad.grad(fact)(1.3, 4) == pytest.approx(4 * 1.3 ** 3)
+    assert s2sad.grad(fact)(1.3, 4) == pytest.approx(4 * 1.3**3)
 
 
 # ---- statements -------------------------------------------------------------------------------
@@ -197,7 +203,7 @@ def statements(x, y):
     a += b
     a -= 0.5 * x
     a *= x
-    a /= (1.0 + y * y)
+    a /= 1.0 + y * y
     a **= 2
     c = x[1:] * y[-1] + x[:-1]
     d = x.T.dot(y) + x.sum() + x.reshape(2, 2).sum(axis=0, keepdims=True).mean()

@@ -127,7 +127,7 @@ def test_for_over_array_rows():
 def with_enumerate(xs, w):
     s = 0.0
     for i, x in enumerate(xs):
-        s = s + x * w ** i
+        s = s + x * w**i
     return s
 
 
@@ -339,7 +339,7 @@ def test_list_append_then_stack():
 def list_append_sum(x):
     terms = []
     for i in range(5):
-        terms.append(x ** i / (i + 1))
+        terms.append(x**i / (i + 1))
     return sum(terms)
 
 
@@ -434,8 +434,15 @@ def return_in_loop(x):
     return x
 
 
-@pytest.mark.parametrize("fn, construct", [(for_else, "for ... else"), (while_else, "while ... else"),
-                                           (over_generator, "generator"), (return_in_loop, "return inside a loop")])
+@pytest.mark.parametrize(
+    "fn, construct",
+    [
+        (for_else, "for ... else"),
+        (while_else, "while ... else"),
+        (over_generator, "generator"),
+        (return_in_loop, "return inside a loop"),
+    ],
+)
 def test_unsupported_control_flow_is_refused(fn, construct):
     with pytest.raises(s2sad.DifferentiationError) as err:
         s2sad.grad(fn)

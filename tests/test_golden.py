@@ -15,7 +15,7 @@ def f(x, y):
     return z
 
 
-EXPECTED_GRAD = '''\
+EXPECTED_GRAD = """\
 import math
 from s2sad.runtime import expect_scalar
 
@@ -30,14 +30,14 @@ def df_dx(x, y, bz=1.0):
     bx = bu * math.cos(x)
     bx = bx + bt * y
     return bx
-'''
+"""
 
 
 def g(x, y):
     return np.sum(x * y + np.sin(x))
 
 
-EXPECTED_NUMPY = '''\
+EXPECTED_NUMPY = """\
 import numpy as np
 from s2sad.runtime import unbroadcast, unreduce
 
@@ -53,7 +53,7 @@ def dg_dx_dy(x, y, bout=1.0):
     bx += unbroadcast(bt * y, x)
     by = unbroadcast(bt * x, y)
     return bx, by
-'''
+"""
 
 
 def test_seed_example_reads_like_the_design():
@@ -74,11 +74,13 @@ def test_deterministic_across_processes():
     script = textwrap.dedent(
         f"""
         import sys
-        sys.path.insert(0, {str(__import__('pathlib').Path(__file__).parent)!r})
+        sys.path.insert(0, {str(__import__("pathlib").Path(__file__).parent)!r})
         import s2sad, test_golden
         print(s2sad.source(s2sad.grad(test_golden.g, wrt=(0, 1))), end='')
         """
     )
-    outs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
-            for _ in range(2)}
+    outs = {
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+        for _ in range(2)
+    }
     assert outs == {EXPECTED_NUMPY}

@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 import s2sad
 
 UNARY = ["np.sin({})", "np.tanh({})", "np.cos({}) * 0.5", "{} * {}", "-{}", "np.sqrt({} * {} + 1.0)"]
-BINARY = ["{} + {}", "{} - {}", "{} * {}", "{} / (1.5 + {} * {})".replace("{} * {}", "{1} * {1}"),
-          "np.maximum({}, {})"]
+BINARY = ["{} + {}", "{} - {}", "{} * {}", "{} / (1.5 + {} * {})".replace("{} * {}", "{1} * {1}"), "np.maximum({}, {})"]
 _counter = itertools.count()
 
 
@@ -29,8 +28,11 @@ def programs(draw):
     depth = 1
     n = draw(st.integers(2, 7))
     for k in range(n):
-        kind = draw(st.sampled_from(["unary", "binary", "binary", "reassign", "loop", "if", "while", "break",
-                                     "append", "setitem", "call"]))
+        kind = draw(
+            st.sampled_from(
+                ["unary", "binary", "binary", "reassign", "loop", "if", "while", "break", "append", "setitem", "call"]
+            )
+        )
         target = draw(st.sampled_from(names)) if kind == "reassign" else f"v{k}"
         a = draw(st.sampled_from(names))
         b = draw(st.sampled_from(names))
