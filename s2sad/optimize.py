@@ -19,8 +19,77 @@ from .ir import reads
 def optimize(fn: gast.FunctionDef, ns=None) -> gast.FunctionDef:
     fn = _Fold().visit(fn)
     _drop_defaults(fn, ns)
+    if not _writes_into_arrays(fn):
+        _cse(fn.body, {}, {})
     _dead_code(fn)
     return fn
+
+
+# ---- common subexpressions ---------------------------------------------------------------------
+
+
+def _writes_into_arrays(fn) -> bool:
+    """In-place writes into primal arrays (``a[i] = v``) may change views of them: no CSE there."""
+    return any(
+        isinstance(n, gast.Assign)
+        and isinstance(n.targets[0], gast.Subscript)
+        and not n.targets[0].value.id.startswith("b")
+        for n in gast.walk(fn)
+    )
+
+
+def _cse_candidate(value) -> bool:
+    """Arithmetic and NumPy/math functions (not random draws, not methods such as ``stack.pop()``)."""
+    for n in gast.walk(value):
+        if isinstance(n, gast.Call):
+            f = n.func
+            if not (isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id in ("np", "math")):
+                return False
+        if isinstance(n, (gast.Lambda, gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)):
+            return False
+    return isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Subscript))
+
+
+def _assigned(stmts) -> set[str]:
+    out = set()
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                out.add(n.id)
+            elif isinstance(n, gast.Call):  # add_at(bx, ...), lst.append(v): may change their arguments
+                out.update(a.id for a in n.args if isinstance(a, gast.Name))
+                if isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
+                    out.add(n.func.value.id)
+            elif isinstance(n, gast.AugAssign):
+                target = n.target.value if isinstance(n.target, gast.Subscript) else n.target
+                if isinstance(target, gast.Name):
+                    out.add(target.id)
+    return out
+
+
+def _cse(body, avail: dict, version: dict):
+    """Replace a pure expression computed again, with the same operand values, by the name holding it."""
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            inner = _assigned([stmt])
+            for n in inner:
+                version[n] = version.get(n, 0) + 1
+            for field in ("body", "orelse"):
+                # inside, only what the compound statement never changes stays available
+                _cse(getattr(stmt, field), dict(avail), dict(version))
+            continue
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and _cse_candidate(stmt.value):
+            key = (gast.dump(stmt.value), tuple((n, version.get(n, 0)) for n in reads(stmt.value)))
+            known = avail.get(key)
+            if known is not None and version.get(known[0], 0) == known[1]:
+                stmt.value = gast.Name(id=known[0], ctx=gast.Load(), annotation=None, type_comment=None)
+            target = stmt.targets[0].id
+            version[target] = version.get(target, 0) + 1
+            if known is None and target not in reads(stmt.value):
+                avail[key] = (target, version[target])
+            continue
+        for n in _assigned([stmt]):
+            version[n] = version.get(n, 0) + 1
 
 
 def fold(node):

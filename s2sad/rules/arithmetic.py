@@ -46,8 +46,9 @@ def mul(z, x, y):
 
 @reverse_rule(operator.truediv, np.divide, np.true_divide, kind=ELEMENTWISE)
 def truediv(z, x, y):
-    bx += bz / y
-    by -= bz * z / y
+    g = bz / y
+    bx += g
+    by -= g * z
 
 
 @forward_rule(operator.truediv, np.divide, np.true_divide, kind=ELEMENTWISE)
