@@ -69,7 +69,7 @@ def _assigned(stmts) -> set[str]:
 
 def _cse(body, avail: dict, version: dict):
     """Replace a pure expression computed again, with the same operand values, by the name holding it."""
-    for i, stmt in enumerate(body):
+    for stmt in body:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             inner = _assigned([stmt])
             for n in inner:
