@@ -10,8 +10,11 @@ from __future__ import annotations
 import ast
 import warnings
 
-import astor
 import gast
+
+with warnings.catch_warnings():  # astor 0.8.1 imports deprecated ast names on 3.12+
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import astor
 
 from . import runtime
 

@@ -33,7 +33,8 @@ def programs(draw):
                 ["unary", "binary", "binary", "reassign", "loop", "if", "while", "break", "append", "setitem", "call"]
             )
         )
-        target = draw(st.sampled_from(names)) if kind == "reassign" else f"v{k}"
+        # x stays an array: the "setitem" programs index it
+        target = draw(st.sampled_from([n for n in names if n != "x"])) if kind == "reassign" else f"v{k}"
         a = draw(st.sampled_from(names))
         b = draw(st.sampled_from(names))
         if kind == "unary":

@@ -1,6 +1,7 @@
 """Operations that only move elements: transpose, reshape, ravel, squeeze, expand_dims,
 concatenate, stack.  All are linear; each adjoint moves the elements back."""
 
+import builtins
 import operator
 
 import numpy as np
@@ -92,3 +93,26 @@ def getitem(y, x, index):
 @forward_rule(operator.getitem)
 def getitem(y, x, index):
     dy = dx[index]
+
+
+# ---- copies and conversions: the identity on values ----------------------------------------
+
+
+@reverse_rule(np.copy)
+def copy(y, a):
+    ba += by
+
+
+@forward_rule(np.copy)
+def copy(y, a):
+    dy = np.copy(da)
+
+
+@reverse_rule(builtins.float)
+def float(y, x=0.0):
+    bx += by
+
+
+@forward_rule(builtins.float)
+def float(y, x=0.0):
+    dy = builtins.float(dx)
