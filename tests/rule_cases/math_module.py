@@ -1,0 +1,103 @@
+"""Cases for the ``math`` module rules: Python floats in, Python floats out."""
+
+import math
+
+from . import F, case
+
+U = F(-0.9, 0.9)  # inside the domain of asin/acos
+P = F(0.5, 2.0)  # positive
+
+
+@case("math.sin", F())
+def sin_(x):
+    return math.sin(x)
+
+
+@case("math.cos", F())
+def cos_(x):
+    return math.cos(x)
+
+
+@case("math.tan", U)
+def tan_(x):
+    return math.tan(x)
+
+
+@case("math.exp", F())
+def exp_(x):
+    return math.exp(x)
+
+
+@case("math.log", P)
+def log_(x):
+    return math.log(x)
+
+
+@case("math.log", P, F(1.5, 3.0))
+def log_base(x, base):
+    return math.log(x, base)
+
+
+@case("math.sqrt", P)
+def sqrt_(x):
+    return math.sqrt(x)
+
+
+@case("math.tanh", F())
+def tanh_(x):
+    return math.tanh(x)
+
+
+@case("math.sinh", F())
+def sinh_(x):
+    return math.sinh(x)
+
+
+@case("math.cosh", F())
+def cosh_(x):
+    return math.cosh(x)
+
+
+@case("math.asin", U)
+def asin_(x):
+    return math.asin(x)
+
+
+@case("math.acos", U)
+def acos_(x):
+    return math.acos(x)
+
+
+@case("math.atan", F())
+def atan_(x):
+    return math.atan(x)
+
+
+@case("math.atan2", F(), P)
+def atan2_(y, x):
+    return math.atan2(y, x)
+
+
+@case("math.pow", P, F())
+def pow_(x, y):
+    return math.pow(x, y)
+
+
+@case("math.fabs", P)
+def fabs_(x):
+    return math.fabs(-x) * x
+
+
+@case("math.hypot", F(), F())
+def hypot_(x, y):
+    return math.hypot(x, y)
+
+
+@case("math.log1p", P)
+def log1p_(x):
+    return math.log1p(x)
+
+
+@case("math.expm1", F())
+def expm1_(x):
+    return math.expm1(x)
