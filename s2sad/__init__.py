@@ -6,8 +6,17 @@ gradient; ``s2sad.source(g)`` shows that code.  See README.md and docs/architect
 
 from .api import grad, source, value_and_grad, vjp
 from .errors import DifferentiationError
-from .rules import forward_rule, reverse_rule
+from .rules import forward_rule, list_rules, reverse_rule
 
 __version__ = "0.1.0"
 
-__all__ = ["DifferentiationError", "forward_rule", "grad", "reverse_rule", "source", "value_and_grad", "vjp"]
+__all__ = [
+    "DifferentiationError",
+    "forward_rule",
+    "grad",
+    "list_rules",
+    "reverse_rule",
+    "source",
+    "value_and_grad",
+    "vjp",
+]

@@ -44,7 +44,7 @@ HELPERS = sorted(
     for n in vars(runtime)
     if not n.startswith("_")
     and callable(getattr(runtime, n))
-    and getattr(getattr(runtime, n), "__module__", "") == runtime.__name__
+    and getattr(getattr(runtime, n), "__module__", "").startswith(runtime.__name__ + ".")
 )
 
 

@@ -1,6 +1,16 @@
 """The rule table.  Importing this package registers every built-in rule (one module per family)."""
 
-from . import arithmetic, linalg, math_rules, numpy_elementwise, reductions, shape_ops  # noqa: F401
+from . import (  # noqa: F401
+    arithmetic,
+    fft,
+    linalg,
+    math_rules,
+    nondifferentiable,
+    numpy_elementwise,
+    reductions,
+    scipy_special,
+    shape_ops,
+)
 from .registry import (
     ELEMENTWISE,
     OTHER,
@@ -9,6 +19,7 @@ from .registry import (
     Rule,
     Template,
     forward_rule,
+    list_rules,
     lookup,
     nondifferentiable,
     reverse_rule,
@@ -22,6 +33,7 @@ __all__ = [
     "Rule",
     "Template",
     "forward_rule",
+    "list_rules",
     "lookup",
     "nondifferentiable",
     "reverse_rule",

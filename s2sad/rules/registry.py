@@ -88,7 +88,7 @@ def public_name(obj) -> str:
     """The dotted name users call: numpy.sin, math.exp, numpy.linalg.inv, numpy.ndarray.sum."""
     module = getattr(obj, "__module__", None) or ""
     qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", repr(obj))
-    if isinstance(obj, type(abs)) and module == "builtins":
+    if module == "builtins":
         return qual
     if module.startswith("numpy") or type(obj).__name__ in ("ufunc", "_ArrayFunctionDispatcher"):
         module = "numpy"
@@ -145,3 +145,11 @@ def nondifferentiable(*primitives, name: str | None = None):
     for p in primitives:
         rule = _rule_for((p,), OTHER, name if len(primitives) == 1 else None)
         rule.differentiable = False
+
+
+def list_rules() -> list[str]:
+    """One line per registered primitive, sorted: ``<dotted public name> <modes>``.
+
+    Modes are ``forward,reverse`` (or the one that exists) or ``nondifferentiable``.
+    """
+    return [f"{name} {','.join(rule.modes)}" for name, rule in sorted(RULES.items())]

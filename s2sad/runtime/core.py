@@ -9,6 +9,27 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = [
+    "unbroadcast",
+    "unreduce",
+    "zeros_like",
+    "expect_scalar",
+    "add_at",
+    "unmatmul_x",
+    "unmatmul_y",
+    "undot_x",
+    "undot_y",
+    "unprod",
+    "unextremum",
+    "unconcatenate",
+    "unstack",
+    "unsqueeze",
+    "untranspose",
+    "unnorm",
+    "unsum_items",
+    "add_seq",
+]
+
 
 def unbroadcast(g, x):
     """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``."""

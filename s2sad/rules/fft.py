@@ -1,0 +1,1 @@
+"""Rules: fft (to be filled)."""

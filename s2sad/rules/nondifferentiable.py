@@ -1,0 +1,1 @@
+"""Rules: nondifferentiable (to be filled)."""

@@ -1,0 +1,1 @@
+"""Rules: scipy_special (to be filled)."""
