@@ -109,10 +109,10 @@ def copy(y, a):
 
 
 @reverse_rule(builtins.float)
-def float(y, x=0.0):
+def to_float(y, x=0.0):
     bx += by
 
 
 @forward_rule(builtins.float)
-def float(y, x=0.0):
-    dy = builtins.float(dx)
+def to_float(y, x=0.0):
+    dy = float(dx)
