@@ -8,9 +8,12 @@ Inactive statements are kept as they are in the primal and get no derivative cod
 from __future__ import annotations
 
 import gast
+import numpy as np
 
 from .ir import reads, targets, value_reads, walk_stmts
-from .primitives import NONDIFF, classify
+from .primitives import DATA_ATTRS, NONDIFF, classify
+
+_SIZE_FUNCTIONS = (len, np.shape, np.ndim, np.size)
 
 
 def _flows(stmts, ns):
@@ -27,8 +30,27 @@ def _flows(stmts, ns):
                 func = stmt.value.func
                 if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
                     outs = [func.value.id]  # a method call may mutate its receiver (lst.append(v))
-            pairs.append((value_reads(stmt), outs))
+            pairs.append(([r for r in value_reads(stmt) if r not in _shape_only_reads(stmt, ns)], outs))
     return pairs
+
+
+def _shape_only_reads(stmt, ns) -> set[str]:
+    """Names the statement reads only through ``len(x)``, ``x.shape`` and the like: integers, which
+    carry no derivative (``n = min(len(xs), len(ys))``)."""
+    shape_of, other = set(), set()
+
+    def visit(node, inside):
+        if isinstance(node, gast.Attribute) and node.attr in DATA_ATTRS:
+            inside = True
+        if isinstance(node, gast.Call) and ns.lookup(node.func) in _SIZE_FUNCTIONS:
+            inside = True
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            (shape_of if inside else other).add(node.id)
+        for child in gast.iter_child_nodes(node):
+            visit(child, inside)
+
+    visit(stmt.value, False)
+    return shape_of - other
 
 
 def activity(tree: gast.FunctionDef, wrt: list[str], ns) -> set[str]:

@@ -73,7 +73,7 @@ def _build(fn, kind: str, wrt: Wrt, verbose: bool):
         result = hit[0]
     else:
         fname = _function_name(kind, fn, names)
-        mode = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "vjp"}[kind]
+        mode = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "vjp", "jvp": "jvp"}[kind]
         gen = derive(fn, names, mode, fname, as_tuple=many)
         text = gen.source()
         module = load(text, gen.namespace, f"{fname} of {fn.__qualname__}")
@@ -111,6 +111,15 @@ Works as ``@grad`` and ``@grad(wrt=...)``.  The result is a generated Python fun
 value_and_grad = _entry("value_and_grad", """Like ``grad``, returning ``(f(*args), gradient)`` from one sweep.""")
 
 vjp = _entry("vjp", """Vector-Jacobian product: ``vjp(f)(*args, seed)`` with ``seed`` shaped like f's output.""")
+
+jvp = _entry(
+    "jvp",
+    """Forward mode: ``jvp(f, wrt)(*args, *tangents)`` returns ``(f(*args), J @ tangents)``.
+
+One tangent per ``wrt`` argument, shaped like it, after the arguments (keyword arguments
+``d<name>=`` when ``f`` has default or keyword-only parameters).
+""",
+)
 
 
 def source(fn: Callable) -> str:

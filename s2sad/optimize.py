@@ -17,12 +17,34 @@ from .ir import reads
 
 
 def optimize(fn: gast.FunctionDef, ns=None) -> gast.FunctionDef:
+    _plain_builtins(fn)
     fn = _Fold().visit(fn)
     _drop_defaults(fn, ns)
     if not _writes_into_arrays(fn):
         _cse(fn.body, {}, {})
     _dead_code(fn)
     return fn
+
+
+def _plain_builtins(fn):
+    """``builtins.sum(...)`` (rules spell builtins so, their own names shadow them) -> ``sum(...)``,
+    unless the function binds that name itself."""
+    bound = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    for node in gast.walk(fn):
+        for field, child in gast.iter_fields(node):
+            values = child if isinstance(child, list) else [child]
+            for i, v in enumerate(values):
+                if (
+                    isinstance(v, gast.Attribute)
+                    and isinstance(v.value, gast.Name)
+                    and v.value.id == "builtins"
+                    and v.attr not in bound
+                ):
+                    plain = gast.Name(id=v.attr, ctx=v.ctx, annotation=None, type_comment=None)
+                    if isinstance(child, list):
+                        child[i] = plain
+                    else:
+                        setattr(node, field, plain)
 
 
 # ---- common subexpressions ---------------------------------------------------------------------
@@ -172,7 +194,8 @@ def _drop_defaults(fn, ns):
         params = _defaults_of(obj)
         if params is None:
             continue
-        defaults = dict(params)
+        # numpy marks "not given" with a sentinel; not keeping the dimensions is its meaning
+        defaults = {k: (False if k == "keepdims" and v is getattr(np, "_NoValue", None) else v) for k, v in params}
         call.keywords = [k for k in call.keywords if not (k.arg in defaults and _same(k.value, defaults[k.arg]))]
         if not call.keywords:
             while call.args and len(call.args) <= len(params) and _same(call.args[-1], params[len(call.args) - 1][1]):

@@ -121,16 +121,54 @@ class _Session:
         self.reverse_into(fn, wrt, fname, prep, seed)
         return fname, seed
 
+    def forward(self, fn, wrt: tuple, fname: str, prep: Prepared | None = None, kwonly=False):
+        from .forward import forward
+
+        prep = prep or prepare(fn)
+        self.add_namespace(prep)
+        self.taken.add(prep.fn.__name__)
+        act = activity(prep.tree, list(wrt), prep.ns)
+        shapes = infer_shapes(prep.tree, prep.ns)
+        deriv, tangents = forward(
+            prep.tree,
+            list(wrt),
+            prep.ns,
+            prep.parsed.loc,
+            prep.names,
+            shapes,
+            act,
+            self.request_jvp,
+            fname=fname,
+            kwonly=kwonly,
+        )
+        return optimize(deriv, prep.ns), tangents
+
+    def request_jvp(self, fn, wrt: tuple, stmt):
+        key = ("jvp", fn, wrt)
+        if key in self.requested:
+            return self.requested[key]
+        prep = prepare(fn)
+        base = f"jvp_{fn.__name__}" if list(wrt) == param_names(fn) else f"jvp_{fn.__name__}_{'_'.join(wrt)}"
+        fname = self.unique(base)
+        self.requested[key] = (fname, ["d" + w for w in wrt])  # placeholder while recursing
+        deriv, tangents = self.forward(fn, wrt, fname, prep, kwonly=True)
+        self.requested[key] = (fname, tangents)
+        self.gen.functions.append(deriv)
+        return fname, tangents
+
     def reverse_into(self, fn, wrt, fname, prep, seed):
         deriv, _ = self.reverse(fn, wrt, "vjp_kw", fname, prep, seed)
         self.gen.functions.append(deriv)
 
 
 def derive(fn, wrt: tuple, mode: str, fname: str, as_tuple: bool = False) -> Generated:
-    """Generate the module for one request.  ``mode``: grad | value_and_grad | vjp."""
+    """Generate the module for one request.  ``mode``: grad | value_and_grad | vjp | jvp."""
     session = _Session()
     session.taken.add(fname)
-    deriv, _ = session.reverse(fn, wrt, mode, fname, as_tuple=as_tuple)
+    if mode == "jvp":
+        deriv, _ = session.forward(fn, wrt, fname)
+    else:
+        deriv, _ = session.reverse(fn, wrt, mode, fname, as_tuple=as_tuple)
     session.gen.functions.insert(0, deriv)
     session.gen.entry = fname
     return session.gen

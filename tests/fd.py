@@ -42,4 +42,28 @@ def check_grad(f, args, wrt=None, rtol=1e-5, atol=1e-6):
             assert isinstance(got[k], float), f"d/d{i} of a float should be a float, got {type(got[k])}"
         else:
             assert np.shape(got[k]) == np.shape(args[i])
+    check_forward_agrees(f, args, wrt, got)
     return got
+
+
+def call_jvp(f, args, wrt, tangents):
+    """``s2sad.jvp(f, wrt)`` called with ``tangents`` (by keyword: the tangent parameters are the last ones)."""
+    import inspect
+
+    import s2sad
+
+    jvp = s2sad.jvp(f, wrt=tuple(wrt))
+    names = list(inspect.signature(jvp).parameters)[-len(wrt) :]
+    return jvp(*args, **dict(zip(names, tangents)))
+
+
+def check_forward_agrees(f, args, wrt, cotangents, seed=1.0):
+    """Forward mode against the reverse mode result: <J t, w> == <t, J^T w> for random tangents t."""
+    rng = np.random.default_rng(7)
+    tangents = [float(rng.normal()) if isinstance(args[i], float) else rng.normal(size=np.shape(args[i])) for i in wrt]
+    value, dout = call_jvp(f, args, wrt, tangents)
+    np.testing.assert_allclose(np.asarray(value, dtype=float), np.asarray(f(*args), dtype=float), rtol=1e-12)
+    assert np.shape(dout) == np.shape(value), f"tangent shape {np.shape(dout)} != value shape {np.shape(value)}"
+    lhs = float(np.sum(np.asarray(dout) * seed))
+    rhs = sum(float(np.sum(np.asarray(t) * np.asarray(c))) for t, c in zip(tangents, cotangents))
+    np.testing.assert_allclose(lhs, rhs, rtol=1e-7, atol=1e-9)

@@ -6,7 +6,7 @@ import importlib.util
 import itertools
 
 import numpy as np
-from fd import assert_close, numeric_grad
+from fd import assert_close, check_forward_agrees, numeric_grad
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -103,3 +103,4 @@ def test_random_programs_match_finite_differences(tmp_path, source, seed):
     for i in range(3):
         assert_close(got[i], numeric_grad(f, args, i), rtol=1e-4, atol=1e-5)
     assert isinstance(got[2], float)
+    check_forward_agrees(f, args, (0, 1, 2), got)

@@ -163,12 +163,12 @@ def pow(z, x, y):
 
 @reverse_rule(math.fabs, kind=SCALAR)
 def fabs(y, x):
-    bx += math.copysign(by, x)
+    bx += by * math.copysign(1.0, x)
 
 
 @forward_rule(math.fabs, kind=SCALAR)
 def fabs(y, x):
-    dy = math.copysign(dx, x)
+    dy = dx * math.copysign(1.0, x)
 
 
 @reverse_rule(math.hypot, kind=SCALAR)
