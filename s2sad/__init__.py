@@ -4,7 +4,7 @@
 gradient; ``s2sad.source(g)`` shows that code.  See README.md and docs/architecture.md.
 """
 
-from .api import grad, jvp, source, value_and_grad, vjp
+from .api import grad, hessian, hvp, jacobian, jvp, source, value_and_grad, vjp
 from .errors import DifferentiationError
 from .rules import forward_rule, list_rules, reverse_rule
 
@@ -14,6 +14,9 @@ __all__ = [
     "DifferentiationError",
     "forward_rule",
     "grad",
+    "hessian",
+    "hvp",
+    "jacobian",
     "jvp",
     "list_rules",
     "reverse_rule",

@@ -407,7 +407,11 @@ class _ANF:
         if isinstance(value, (gast.Yield, gast.YieldFrom)):
             self.expr(value)
         if isinstance(value, gast.Call):
-            self.emit(gast.Expr(value=self.call(value)), node)
+            call = self.call(value)
+            if _is_pop(call):  # lst.pop() dropping the value: keep it, reverse mode puts it back
+                self.emit(gast.Assign(targets=[name(self.names.temp(), gast.Store())], value=call), node)
+                return
+            self.emit(gast.Expr(value=call), node)
             return
         self.expr(value)  # evaluated for errors only; no effect
 
@@ -574,6 +578,11 @@ class _ANF:
             ),
             node,
         )
+
+
+def _is_pop(call) -> bool:
+    func = call.func if isinstance(call, gast.Call) else None
+    return isinstance(func, gast.Attribute) and func.attr == "pop" and not call.args and not call.keywords
 
 
 def _strip_returns(stmts):

@@ -435,8 +435,8 @@ def _mentions(node, test) -> bool:
 
 
 def forward(tree, wrt, ns, loc, names, shapes, active, request_jvp, *, fname=None, kwonly=False):
-    """Build the tangent function ``fname(*params, d<wrt>...) -> (out, dout)``.  Tangent parameters
-    are keyword-only when ``kwonly`` or when the primal has default values or keyword-only ones."""
+    """Build the tangent function ``fname(*params, d<wrt>...) -> (out, dout)`` (tangents keyword-only
+    when ``kwonly``: the functions called from other generated code)."""
     fwd = Forward(tree, wrt, ns, loc, names, shapes, active, request_jvp)
     for w in wrt:
         fwd.live.add(w)
@@ -454,20 +454,19 @@ def forward(tree, wrt, ns, loc, names, shapes, active, request_jvp, *, fname=Non
 
 
 def _signature(tree, tangents, kwonly):
+    """The primal's parameters plus the tangents: keyword-only when ``kwonly``, else positional
+    right after the parameters without defaults (``jvp_f(x, dx, n=3)`` for ``f(x, n=3)``)."""
     a = tree.args
+    params = [name(t, gast.Param()) for t in tangents]
+    required = a.args[: len(a.args) - len(a.defaults)]
+    optional = a.args[len(required) :]
     args = gast.arguments(
-        args=list(a.args),
+        args=required + ([] if kwonly else params) + optional,
         posonlyargs=[],
         vararg=a.vararg,
-        kwonlyargs=list(a.kwonlyargs),
-        kw_defaults=list(a.kw_defaults),
+        kwonlyargs=list(a.kwonlyargs) + (params if kwonly else []),
+        kw_defaults=list(a.kw_defaults) + ([None] * len(params) if kwonly else []),
         kwarg=a.kwarg,
         defaults=list(a.defaults),
     )
-    params = [name(t, gast.Param()) for t in tangents]
-    if kwonly or a.defaults or a.kwonlyargs:
-        args.kwonlyargs += params
-        args.kw_defaults += [None] * len(params)
-    else:
-        args.args += params
     return args

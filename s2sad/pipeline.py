@@ -161,6 +161,56 @@ class _Session:
         self.gen.functions.append(deriv)
 
 
+def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = False, signature_of=None) -> Generated:
+    """Jacobians, Hessians and Hessian-vector products: generated JVPs/VJPs plus a small wrapper.
+
+    ``kind``: jacobian_forward | jacobian_reverse | jacobian | hessian | hvp.  For hessian and hvp,
+    ``fn`` is the generated gradient and ``signature_of`` the user's function (the wrapper's signature).
+    """
+    from . import wrappers
+    from .parse import parse_function
+
+    session = _Session()
+    session.taken.add(fname)
+    sig = parse_function(signature_of or fn).tree.args
+    wrt = list(wrt)
+    functions = []
+
+    def forward_jacobian(name):
+        jvp_name = session.unique(f"jvp_{fn.__name__}")
+        deriv, tangents = session.forward(fn, tuple(wrt), jvp_name)
+        functions.append(deriv)
+        return wrappers.jacobian_forward(name, jvp_name, sig, wrt, tangents, as_tuple)
+
+    def reverse_jacobian(name):
+        vjp_name = session.unique(f"vjp_{fn.__name__}")
+        deriv, _ = session.reverse(fn, tuple(wrt), "vjp", vjp_name, as_tuple=as_tuple)
+        functions.append(deriv)
+        session.gen.namespace[fn.__name__] = fn
+        return wrappers.jacobian_reverse(name, fn.__name__, vjp_name, sig, wrt, as_tuple)
+
+    if kind == "jacobian_forward":
+        wrapper = [forward_jacobian(fname)]
+    elif kind == "jacobian_reverse":
+        wrapper = [reverse_jacobian(fname)]
+    elif kind == "jacobian":
+        fwd = forward_jacobian(session.unique(f"{fname}_forward"))
+        rev = reverse_jacobian(session.unique(f"{fname}_reverse"))
+        wrapper = [wrappers.jacobian_auto(fname, fn.__name__, fwd.name, rev.name, sig, wrt), fwd, rev]
+    elif kind == "hessian":
+        wrapper = [forward_jacobian(fname)]
+    elif kind == "hvp":
+        jvp_name = session.unique(f"jvp_{fn.__name__}")
+        deriv, tangents = session.forward(fn, tuple(wrt), jvp_name)
+        functions.append(deriv)
+        wrapper = [wrappers.hvp(fname, jvp_name, sig, tangents[0])]
+    else:
+        raise ValueError(kind)
+    session.gen.functions[:0] = wrapper + functions
+    session.gen.entry = fname
+    return session.gen
+
+
 def derive(fn, wrt: tuple, mode: str, fname: str, as_tuple: bool = False) -> Generated:
     """Generate the module for one request.  ``mode``: grad | value_and_grad | vjp | jvp."""
     session = _Session()

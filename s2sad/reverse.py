@@ -46,6 +46,18 @@ def _method(obj: str, meth: str, *args):
     return gast.Call(func=gast.Attribute(value=name(obj), attr=meth, ctx=gast.Load()), args=list(args), keywords=[])
 
 
+def _is_pop(value) -> bool:
+    """``lst.pop()`` (a list used as a stack, as in s2sad's own generated code)."""
+    return (
+        isinstance(value, gast.Call)
+        and isinstance(value.func, gast.Attribute)
+        and value.func.attr == "pop"
+        and isinstance(value.func.value, gast.Name)
+        and not value.args
+        and not value.keywords
+    )
+
+
 def _has_break(body) -> bool:
     for stmt in body:
         if isinstance(stmt, gast.Break):
@@ -72,6 +84,9 @@ class Reverse:
         self.remat, self.remat_before = _rematerializable(tree.body, self.sites, shapes)
         self.remat_copies: list = []  # (recomputation, variable): dropped if the adjoint never reads it
         self.fresh_arrays = _fresh_arrays(tree.body, ns)
+        self.stack_lists = {
+            s.value.func.value.id for s in walk_stmts(tree.body) if isinstance(s, gast.Assign) and _is_pop(s.value)
+        }
         self._adj: dict[str, str] = {}
         self.live: set[str] = set()
         self.owned: set[str] = set()
@@ -157,6 +172,8 @@ class Reverse:
         b = self.adj(var)
         self.live.add(b)
         self.owned.add(b)
+        if var in self.stack_lists:  # a list used as a stack (x = lst.pop()): its adjoint is one too
+            return assign(b, gast.List(elts=[], ctx=gast.Load()))
         if self.shapes.is_scalar(name(var)):
             return assign(b, const(0.0))
         return assign(b, _call("zeros_like", name(var)))
@@ -241,6 +258,8 @@ class Reverse:
 
     def adjoint_assign(self, stmt) -> list:
         outs = targets(stmt)
+        if _is_pop(stmt.value) and stmt.value.func.value.id in self.active:
+            return self.adjoint_pop(stmt)  # even when the popped value is not used: the stacks stay aligned
         if not any(o in self.active for o in outs):
             return []
         op = P.classify(stmt, self.ns)
@@ -294,6 +313,25 @@ class Reverse:
         if self.is_active(atom):
             return self.accumulate(atom.id, expr, name(out))
         return []
+
+    def adjoint_pop(self, stmt):
+        """``x = lst.pop()``: ``x``'s adjoint goes back onto ``blst`` (where the adjoint of the
+        ``lst.append`` that pushed it takes it from), and ``x`` goes back onto ``lst``."""
+        out = stmt.targets[0].id
+        lst = stmt.value.func.value.id
+        bout, blst = self.adj(out), self.adj(lst)
+        code = []
+        if blst not in self.live:
+            code.append(self.zero(lst))
+        item = name(bout) if bout in self.live else self.zero_value(out)
+        self.live.discard(bout)
+        code.append(gast.Expr(value=_method(blst, "append", item)))
+        restore = gast.Expr(value=_method(lst, "append", name(out)))
+        self.pops.append((restore, lst))
+        return code + [restore]
+
+    def zero_value(self, var):
+        return const(0.0) if self.shapes.is_scalar(name(var)) else _call("zeros_like", name(var))
 
     def adjoint_setitem(self, stmt, op):
         """``a[i] = v``: ``v`` receives the adjoint of the slice it wrote, which then restarts at zero

@@ -47,13 +47,13 @@ def check_grad(f, args, wrt=None, rtol=1e-5, atol=1e-6):
 
 
 def call_jvp(f, args, wrt, tangents):
-    """``s2sad.jvp(f, wrt)`` called with ``tangents`` (by keyword: the tangent parameters are the last ones)."""
+    """``s2sad.jvp(f, wrt)`` called with ``tangents`` (by keyword: the parameters f does not have)."""
     import inspect
 
     import s2sad
 
     jvp = s2sad.jvp(f, wrt=tuple(wrt))
-    names = list(inspect.signature(jvp).parameters)[-len(wrt) :]
+    names = [p for p in inspect.signature(jvp).parameters if p not in inspect.signature(f).parameters]
     return jvp(*args, **dict(zip(names, tangents)))
 
 

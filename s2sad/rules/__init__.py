@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     nondifferentiable,
     numpy_elementwise,
     reductions,
+    runtime_rules,
     scipy_special,
     shape_ops,
 )

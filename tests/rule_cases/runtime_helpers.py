@@ -1,0 +1,119 @@
+"""Cases for the rules of s2sad's runtime helpers (what generated derivative code calls), so that
+derivatives of derivatives are checked helper by helper.  Arrays passed only for their shape are
+constants."""
+
+import numpy as np
+
+from s2sad.runtime import (
+    expect_scalar,
+    unbroadcast,
+    unconcatenate,
+    undot_x,
+    undot_y,
+    unextremum,
+    unmatmul_x,
+    unmatmul_y,
+    unnorm,
+    unreduce,
+    unsqueeze,
+    unstack,
+    unsum_items,
+    untranspose,
+    zeros_like,
+)
+
+from . import A, case
+
+SHAPE_3 = np.zeros(3)
+SHAPE_31 = np.zeros((3, 1))
+SHAPE_34 = np.zeros((3, 4))
+
+
+@case("s2sad.runtime.unbroadcast", A(2, 3), SHAPE_3)
+def unbroadcast_leading(g, x):
+    return unbroadcast(g, x)
+
+
+@case("s2sad.runtime.unbroadcast", A(3, 4), SHAPE_31)
+def unbroadcast_kept_axis(g, x):
+    return unbroadcast(g, x) * 2.0
+
+
+@case("s2sad.runtime.unreduce", A(3), SHAPE_34, 1)
+def unreduce_axis(g, x, axis):
+    return unreduce(g, x, axis)
+
+
+@case("s2sad.runtime.unreduce", A(), SHAPE_34)
+def unreduce_all(g, x):
+    return unreduce(g, x) * x.shape[0]
+
+
+@case("s2sad.runtime.unmatmul_x", A(3, 2), SHAPE_34, A(4, 2))
+def unmatmul_x_(g, x, y):
+    return unmatmul_x(g, x, y)
+
+
+@case("s2sad.runtime.unmatmul_y", A(3, 2), A(3, 4), np.zeros((4, 2)))
+def unmatmul_y_(g, x, y):
+    return unmatmul_y(g, x, y)
+
+
+@case("s2sad.runtime.undot_x", A(3), SHAPE_34, A(4))
+def undot_x_(g, x, y):
+    return undot_x(g, x, y)
+
+
+@case("s2sad.runtime.undot_y", A(3), A(3, 4), np.zeros(4))
+def undot_y_(g, x, y):
+    return undot_y(g, x, y)
+
+
+@case("s2sad.runtime.unextremum", A(3), A(3, 4), 1)
+def unextremum_(g, x, axis):
+    return unextremum(g, x, np.max(x, axis=axis), axis)
+
+
+@case("s2sad.runtime.unnorm", A(3), A(3, 4, lo=0.5, hi=2.0), 1)
+def unnorm_(g, x, axis):
+    return unnorm(g, x, np.sqrt(np.sum(x * x, axis=axis)), axis)
+
+
+@case("s2sad.runtime.unconcatenate", A(5, 2), [np.zeros((2, 2)), np.zeros((3, 2))])
+def unconcatenate_(g, xs):
+    parts = unconcatenate(g, xs)
+    return np.sum(parts[0]) * parts[1]
+
+
+@case("s2sad.runtime.unstack", A(3, 2))
+def unstack_(g):
+    parts = unstack(g)
+    return parts[0] * parts[2] + parts[1]
+
+
+@case("s2sad.runtime.unsqueeze", A(1, 3, 1), SHAPE_3)
+def unsqueeze_(g, x):
+    return unsqueeze(g, x)
+
+
+@case("s2sad.runtime.untranspose", A(2, 3, 4), (1, 2, 0))
+def untranspose_(g, axes):
+    return untranspose(g, axes)
+
+
+@case("s2sad.runtime.unsum_items", A(3), [np.zeros(3), np.zeros(3)])
+def unsum_items_(g, items):
+    parts = unsum_items(g, items)
+    return parts[0] * parts[1]
+
+
+@case("s2sad.runtime.zeros_like", A(3))
+def zeros_like_(x):
+    return zeros_like(x) + x * x
+
+
+@case("s2sad.runtime.expect_scalar", A(3))
+def expect_scalar_(x):
+    s = np.sum(x * x)
+    expect_scalar(s, "expect_scalar_")
+    return s
