@@ -106,10 +106,24 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("fn, construct", CASES, ids=[c[0].__name__ for c in CASES])
-def test_refusal_names_file_line_col_and_construct(fn, construct):
+FORWARD_CASES = [c for c in CASES if c[0] is not in_place_on_input]  # forward mode copies dx: exact
+
+
+def _run(mode, fn):
+    x = np.arange(3.0)
+    if mode == "reverse":
+        return s2sad.grad(fn)(x)
+    return s2sad.jvp(fn)(x, np.ones(3))
+
+
+@pytest.mark.parametrize(
+    "mode, fn, construct",
+    [("reverse", *c) for c in CASES] + [("forward", *c) for c in FORWARD_CASES],
+    ids=[f"reverse-{c[0].__name__}" for c in CASES] + [f"forward-{c[0].__name__}" for c in FORWARD_CASES],
+)
+def test_refusal_names_file_line_col_and_construct(mode, fn, construct):
     with pytest.raises(s2sad.DifferentiationError) as err:
-        s2sad.grad(fn)(np.arange(3.0))
+        _run(mode, fn)
     message = str(err.value)
     line = fn.__code__.co_firstlineno
     match = re.match(rf"{FILE}:(\d+):(\d+): ", message)
@@ -125,6 +139,14 @@ def test_error_is_a_value_error():
 def test_inactive_code_needs_no_rule():
     def_ = s2sad.grad(inactive_unknown)
     assert def_(2.0) == 3.0
+    assert s2sad.jvp(inactive_unknown)(2.0, 1.0) == (6.0, 3.0)
+
+
+def test_forward_mode_writes_into_a_copy_of_an_input_tangent():
+    x, dx = np.arange(3.0), np.ones(3)
+    value, tangent = s2sad.jvp(in_place_on_input)(x.copy(), dx)
+    assert tangent == 4.0  # d/dt sum([2 * x1, x1, x2]) along ones
+    assert np.all(dx == 1.0)  # the caller's tangent is not written into
 
 
 def inactive_unknown(x):
