@@ -46,7 +46,18 @@ def prepare(fn) -> Prepared:
     parsed = parse_function(fn)
     ns = resolve(parsed)
     tree, names = anf(parsed.tree, ns, parsed.loc)
+    primal_cse(tree)
     return Prepared(fn, parsed, ns, tree, names)
+
+
+def primal_cse(tree):
+    """A value the user computes twice (``x**2 / (1 + x**2)``) is computed once, so its adjoint is
+    summed first and pushed back through the computation once.  Not with in-place writes into arrays,
+    which may change what an earlier expression read."""
+    from .optimize import _cse
+
+    if not any(isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript) for n in gast.walk(tree)):
+        _cse(tree.body, {}, {})
 
 
 def param_names(fn) -> list[str]:
