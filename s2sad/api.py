@@ -10,6 +10,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from . import codegen
 from .compile import load
 from .errors import DifferentiationError
 from .pipeline import derive, derive_composite, param_names
@@ -84,11 +85,13 @@ def _build(fn, kind: str, wrt: Wrt, verbose: bool):
             gen = derive_composite(gradient, names, kind, fname, signature_of=fn)
         else:
             gen = derive_composite(fn, names, kind, fname, as_tuple=many)
-        text = gen.source()
+        origins = [fn, *gen.namespace.values(), *([gradient] if kind in ("hessian", "hvp") else [])]
+        text = codegen.module_source(gen.functions, origins=origins)  # with source-map comments
         module = load(text, gen.namespace, f"{fname} of {fn.__qualname__}")
         result = module[fname]
         result.__s2sad_source__ = text
         result.__wrapped_function__ = fn
+        result._repr_html_ = functools.partial(codegen.to_html, text)  # IPython shows the source
         _CACHE[key] = (result, dict(gen.namespace))
     if verbose:
         print(result.__s2sad_source__)

@@ -1,13 +1,27 @@
-"""codegen: gast trees -> Python source text.
+"""codegen: gast trees -> Python source text, with a source map in comments.
 
-One function turns a tree into text: astor, verified by re-parsing (the AST must be equal), and
-``ast.unparse`` where astor fails or differs (astor is unmaintained and mishandles 3.12+ syntax).
-``module_source`` assembles the generated module: header, imports it needs, functions.
+Takes the generated ``FunctionDef`` trees (and the user functions they come from); gives the text of
+the module: imports it needs, then the functions.  One function turns a tree into text: astor,
+verified by re-parsing (the AST must be equal), and ``ast.unparse`` where astor fails or differs
+(astor is unmaintained and mishandles 3.12+ syntax).
+
+Source map: each block of generated statements that comes from one line of the user's code is
+preceded by a comment quoting that line, ``# z = x * y + math.sin(x)  (model.py:12)``.  Comments are
+not AST nodes, so they are added to the text: the text is parsed again, its statements are paired
+with the generated ones (same structure, same order) and a comment line goes above each statement
+whose user line differs from the one the last comment named.  Derivatives of generated code (a
+Hessian is forward mode over the generated gradient) reuse the comment the generated line sits under,
+so they too name the user's line.  ``to_html`` renders a module for IPython.
 """
 
 from __future__ import annotations
 
 import ast
+import html
+import inspect
+import linecache
+import os
+import re
 import warnings
 
 import gast
@@ -18,11 +32,19 @@ with warnings.catch_warnings():  # astor 0.8.1 imports deprecated ast names on 3
 
 from . import runtime
 
+COMMENT_WIDTH = 100  # source-map comments are cut to this many columns
+_MAP_COMMENT = re.compile(r"^\s*# .*  \([^()]+:\d+\)$")
+
 
 def to_ast(tree):
     node = gast.gast_to_ast(tree)
     ast.fix_missing_locations(node)
     return node
+
+
+def _one_line(parts) -> str:
+    """astor's line breaking splits expressions at odd places (``np.\\n shape(x)``): keep one line."""
+    return "".join(parts)
 
 
 def to_source(tree) -> str:
@@ -31,7 +53,7 @@ def to_source(tree) -> str:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            text = astor.to_source(node)
+            text = astor.to_source(node, pretty_source=_one_line)
         if ast.dump(ast.parse(text)) == ast.dump(ast.parse(ast.unparse(node))):
             return text
     except Exception:  # noqa: BLE001 - astor raises many kinds of errors on syntax it does not know
@@ -48,8 +70,102 @@ HELPERS = sorted(
 )
 
 
-def module_source(functions, header: str = "", imports: list[str] | None = None) -> str:
-    body = "\n\n".join(to_source(f).rstrip("\n") for f in functions)
+# ---- source map ---------------------------------------------------------------------------------
+def _statements(node):
+    """Statements nested in ``node``, depth first in source order (the same for gast and ast trees)."""
+    for field in ("body", "orelse", "handlers", "finalbody"):
+        for child in getattr(node, field, None) or ():
+            if isinstance(child, (gast.stmt, ast.stmt, gast.excepthandler, ast.excepthandler)):
+                yield child
+                yield from _statements(child)
+
+
+def origin_file(tree, origins) -> str | None:
+    """The file of the function ``tree`` was generated from: among ``origins`` (user functions, or
+    generated ones for derivatives of derivatives), the one whose name the generated name is made of
+    (``df_dx``, ``f_and_df_dx``, ``vjp_f``, ``jvp_f_x``, ...) and whose ``def`` line ``tree`` carries."""
+    line = getattr(tree, "lineno", None)
+    if line is None:
+        return None
+    named = [fn for fn in origins if hasattr(fn, "__code__") and isinstance(getattr(fn, "__name__", None), str)]
+    for fn in sorted(named, key=lambda fn: -len(fn.__name__)):
+        base = re.escape(fn.__name__)
+        pattern = rf"(?:(?:vjp|jvp|jacobian|hessian|hvp)_{base}(?:_\w+)?|(?:{base}_and_)?d{base}_d\w+)"
+        if not re.fullmatch(pattern, tree.name):
+            continue
+        try:
+            lines, first = inspect.getsourcelines(fn)
+        except (OSError, TypeError):
+            continue
+        decorators = next((i for i, text in enumerate(lines) if text.lstrip().startswith("def ")), 0)
+        if first + decorators == line:
+            return fn.__code__.co_filename
+    return None
+
+
+def _comment(filename: str, line: int) -> str | None:
+    """The source-map comment for ``filename:line`` (without indentation), or None."""
+    if filename.startswith("<s2sad"):  # generated code: the comment that line sits under
+        lines = linecache.getlines(filename)
+        if not 0 < line <= len(lines):
+            return None
+        indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+        for text in reversed(lines[: line - 1]):
+            stripped = text.strip()
+            if stripped.startswith("def "):
+                return None
+            if _MAP_COMMENT.match(text) and len(text) - len(text.lstrip()) <= indent:
+                return stripped
+        return None
+    code = linecache.getline(filename, line).strip()
+    if not code:
+        return None
+    return f"# {code}  ({os.path.basename(filename)}:{line})"
+
+
+def _fit(comment: str, indent: int) -> str:
+    if indent + len(comment) <= COMMENT_WIDTH:
+        return comment
+    code, where = comment[2:].rsplit("  (", 1)
+    room = COMMENT_WIDTH - indent - len(where) - 8
+    return f"# {code[: max(room, 10)].rstrip()} ...  ({where}"
+
+
+def function_source(tree, filename: str | None = None) -> str:
+    """The text of one generated function; with ``filename`` (the user's file), with source-map comments."""
+    text = to_source(tree)
+    if filename is None:
+        return text
+    generated = list(_statements(tree))
+    printed = list(_statements(ast.parse(text).body[0]))
+    assert len(generated) == len(printed), "re-parsed text has other statements than the tree"
+    inserts = {}  # printed line -> comment line
+    last, last_indent = None, 0
+    for gen, out in zip(generated, printed):
+        line = getattr(gen, "lineno", None)
+        if line is None or isinstance(out, ast.excepthandler):
+            continue
+        indent = out.col_offset
+        comment = _comment(filename, line)
+        if comment is None or (comment == last and last_indent <= indent):
+            continue
+        inserts[out.lineno] = " " * indent + _fit(comment, indent)
+        last, last_indent = comment, indent
+    lines = text.splitlines()
+    result = []
+    for number, code in enumerate(lines, 1):
+        if number in inserts:
+            result.append(inserts[number])
+        result.append(code)
+    return "\n".join(result) + "\n"
+
+
+# ---- modules ------------------------------------------------------------------------------------
+def module_source(functions, header: str = "", imports: list[str] | None = None, origins=()) -> str:
+    """The module defining ``functions``: imports of ``math``, ``numpy`` and runtime helpers they use,
+    then the functions, two blank lines apart.  ``origins``: the user functions they come from, for
+    source-map comments (none without them)."""
+    body = "\n\n\n".join(function_source(f, origin_file(f, origins)).rstrip("\n") for f in functions)
     names = {n.id for f in functions for n in gast.walk(f) if isinstance(n, gast.Name)}
     lines = []
     if header:
@@ -63,3 +179,14 @@ def module_source(functions, header: str = "", imports: list[str] | None = None)
         lines.append("from s2sad.runtime import " + ", ".join(helpers))
     lines += imports or []
     return "\n".join(lines) + ("\n\n\n" if lines else "") + body + "\n"
+
+
+def to_html(source: str) -> str:
+    """A module's text as HTML for Jupyter/IPython: highlighted by pygments when it is installed."""
+    try:
+        from pygments import highlight
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import PythonLexer
+    except ImportError:
+        return f"<pre>{html.escape(source)}</pre>"
+    return highlight(source, PythonLexer(), HtmlFormatter(noclasses=True))
