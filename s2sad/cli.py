@@ -1,0 +1,308 @@
+"""cli: the ``s2sad`` command (also ``python -m s2sad``).
+
+Takes ``FILE.py:FUNC [FUNC ...]`` and options; gives a derivative module: printed, written to ``-o
+OUT.py``, or with ``--check`` compared to ``OUT.py`` (exit 1 when it is stale).  The module begins
+with a header saying where it comes from and the command that regenerates it; its functions are
+those of ``s2sad.source`` (source-map comments included); the names they use are imported, or with
+``--standalone`` copied in (see ``standalone``).  Errors print one line ``file:line:col: message`` on
+stderr and exit 2; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import builtins
+import inspect
+import linecache
+import os
+import shlex
+import sys
+import traceback
+import types
+
+from . import api, standalone
+from .errors import DifferentiationError
+from .pipeline import param_names
+from .rules import list_rules
+
+# --mode: the API function each mode runs; reverse and forward are the two the design names
+MODES = {
+    "reverse": "grad",
+    "forward": "jvp",
+    "grad": "grad",
+    "value_and_grad": "value_and_grad",
+    "vjp": "vjp",
+    "jvp": "jvp",
+    "jacobian": "jacobian",
+    "hessian": "hessian",
+    "hvp": "hvp",
+}
+
+USAGE = "s2sad FILE.py:FUNC [FUNC ...] [--wrt a,b] [--mode MODE] [-o OUT.py] [--standalone] [--check]"
+
+
+class CliError(Exception):
+    """A one-line message for the user; exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise CliError(f"s2sad: {message} (usage: {USAGE})")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="s2sad",
+        usage=f"{USAGE}\n       s2sad --list-rules",
+        description="Write the derivative of a Python function as a Python module.",
+    )
+    parser.add_argument("targets", nargs="*", metavar="FILE.py:FUNC [FUNC ...]", help="the functions to differentiate")
+    parser.add_argument("--wrt", help="arguments to differentiate with respect to: names or indices, comma separated")
+    parser.add_argument(
+        "--mode",
+        default="reverse",
+        choices=list(MODES),
+        help="reverse (gradient, the default), forward (JVP), or an API function: " + ", ".join(list(MODES)[2:]),
+    )
+    parser.add_argument("-o", "--output", metavar="OUT.py", help="write the module here instead of printing it")
+    parser.add_argument("--standalone", action="store_true", help="copy runtime helpers in: needs numpy only")
+    parser.add_argument("--check", action="store_true", help="exit 1 if OUT.py differs from what would be written")
+    parser.add_argument("--list-rules", action="store_true", help="list the primitives s2sad differentiates")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; give its exit status (0 done, 1 stale with --check, 2 error)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in argv
+    try:
+        return _run(_parser().parse_args(argv))
+    except (CliError, DifferentiationError) as exc:
+        if debug:
+            raise
+        print(" ".join(str(exc).split("\n")), file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - one line, not a traceback; --debug shows it
+        if debug:
+            raise
+        message = " ".join(str(exc).split())
+        print(f"s2sad: internal error: {type(exc).__name__}: {message} (--debug shows the traceback)", file=sys.stderr)
+    return 2
+
+
+def _run(args) -> int:
+    if args.list_rules:
+        if args.targets:
+            raise CliError("s2sad: --list-rules takes no FILE.py:FUNC")
+        print("\n".join(list_rules()))
+        return 0
+    if not args.targets:
+        raise CliError(f"s2sad: nothing to differentiate (usage: {USAGE})")
+    if args.check and not args.output:
+        raise CliError("s2sad: --check compares with the file given by -o OUT.py")
+    path, names = _targets(args.targets)
+    text = generate(path, names, args.wrt, args.mode, args.standalone, command(args))
+    if args.check:
+        return _check(args.output, text, command(args))
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as exc:
+            raise CliError(f"s2sad: cannot write {args.output}: {exc.strerror}") from None
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _targets(targets: list[str]) -> tuple[str, list[str]]:
+    """``FILE.py:FUNC [FUNC ...]`` (later ones may repeat ``FILE.py:``) -> the file and function names."""
+    path, sep, first = targets[0].rpartition(":")
+    if not sep or not path:
+        raise CliError(f"s2sad: expected FILE.py:FUNC, got '{targets[0]}'")
+    names = [first]
+    for target in targets[1:]:
+        other, sep, name = target.rpartition(":")
+        if sep and other != path:
+            raise CliError(f"s2sad: all functions must come from {path}; got '{target}' (run s2sad once per file)")
+        names.append(name)
+    for name in names:
+        if not name.isidentifier():
+            raise CliError(f"s2sad: '{name}' is not a function name")
+    return path, names
+
+
+def command(args) -> str:
+    """The command that regenerates the module (without --check and --debug)."""
+    words = ["s2sad", *args.targets]
+    if args.wrt:
+        words += ["--wrt", args.wrt]
+    if args.mode != "reverse":
+        words += ["--mode", args.mode]
+    if args.standalone:
+        words.append("--standalone")
+    if args.output:
+        words += ["-o", args.output]
+    return shlex.join(words)
+
+
+def _check(output: str, text: str, cmd: str) -> int:
+    try:
+        with open(output, encoding="utf-8") as old:
+            current = old.read()
+    except OSError:
+        print(f"{output}: missing; generate it with: {cmd}", file=sys.stderr)
+        return 1
+    if current != text:
+        print(f"{output}: stale; regenerate it with: {cmd}", file=sys.stderr)
+        return 1
+    return 0
+
+
+# ---- loading the user's file ----------------------------------------------------------------------
+def load_file(path: str) -> types.ModuleType:
+    """Run ``path`` as a module named after the file, as ``python path`` would import it."""
+    try:
+        with open(path, encoding="utf-8") as src:
+            source = src.read()
+    except OSError as exc:
+        raise CliError(f"{path}:1:1: cannot read the file: {exc.strerror}") from None
+    name = os.path.splitext(os.path.basename(path))[0]
+    if not name.isidentifier():
+        raise CliError(f"{path}:1:1: the file name must be a Python module name (letters, digits, _)")
+    try:
+        code = compile(source, path, "exec")
+    except SyntaxError as exc:
+        raise CliError(f"{path}:{exc.lineno or 1}:{exc.offset or 1}: syntax error: {exc.msg}") from None
+    linecache.checkcache(path)
+    module = types.ModuleType(name)
+    module.__file__ = path
+    sys.modules[name] = module
+    try:
+        exec(code, module.__dict__)  # noqa: S102 - running the user's file is the point
+    except (Exception, SystemExit) as exc:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
+        line = frames[-1].lineno if frames else 1
+        raise CliError(f"{path}:{line}:1: running the file raised {type(exc).__name__}: {exc}") from None
+    return module
+
+
+def _function(module, path: str, name: str):
+    fn = getattr(module, name, None)
+    if fn is None:
+        defined = sorted(
+            k for k, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__
+        )
+        raise CliError(f"{path}:1:1: no function '{name}' in {path}; it defines: {', '.join(defined) or 'none'}")
+    if not inspect.isfunction(fn):
+        raise CliError(f"{path}:1:1: '{name}' is a {type(fn).__name__}, not a function")
+    return fn
+
+
+def _wrt(spec: str | None):
+    if spec is None:
+        return 0
+    items = [int(w) if w.strip().lstrip("-").isdigit() else w.strip() for w in spec.split(",")]
+    return items[0] if len(items) == 1 else tuple(items)
+
+
+def _where(fn) -> str:
+    return f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}:1"
+
+
+# ---- the module -----------------------------------------------------------------------------------
+def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool, cmd: str) -> str:
+    """The text of the module holding the derivatives of ``names`` in ``path``."""
+    saved_modules, saved_path = dict(sys.modules), list(sys.path)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        module = load_file(path)
+        functions = [_function(module, path, name) for name in names]
+        derivatives = [_derive(fn, mode, _wrt(wrt)) for fn in functions]
+        defs = _definitions(derivatives)
+        body = "\n\n\n".join(defs.values())
+        needed = {}
+        for name in sorted(standalone.free_names(body) - set(defs)):
+            owner = next((d for d in derivatives if name in d.__globals__), None)
+            if owner is not None:
+                needed[name] = owner.__globals__[name]
+            elif not hasattr(builtins, name):
+                raise CliError(f"s2sad: internal error: the generated code reads '{name}', which is not defined")
+        homes = [module] + [sys.modules[fn.__module__] for fn in functions if fn.__module__ in sys.modules]
+        provided = standalone.provide(
+            needed, [os.path.dirname(os.path.abspath(path))], copy, _where(functions[0]), homes
+        )
+    finally:
+        sys.modules.clear()
+        sys.modules.update(saved_modules)
+        sys.path[:] = saved_path
+    header = _header(path, functions, wrt, mode, copy, cmd)
+    parts = [header + "\n\n" + "\n".join(provided.imports)]
+    if provided.constants:
+        parts.append("\n".join(provided.constants))
+    parts.append(body)
+    if provided.functions:
+        parts.append(f"# Your functions, copied from {path} by --standalone\n" + "\n\n\n".join(provided.functions))
+    if provided.helpers:
+        banner = f"# Runtime helpers, copied from s2sad {_version()} by --standalone"
+        parts.append(banner + "\n" + "\n\n\n".join(provided.helpers))
+    text = "\n\n\n".join(parts) + "\n"
+    ast.parse(text)  # the module is Python (comments and copies included)
+    return text
+
+
+def _derive(fn, mode: str, wrt):
+    kind = MODES[mode]
+    entry = getattr(api, kind)
+    try:
+        return entry(fn, wrt=wrt)
+    except DifferentiationError as exc:
+        message = str(exc)
+        if message.startswith(fn.__code__.co_filename + ":"):
+            raise
+        raise DifferentiationError(f"{_where(fn)}: {message}") from None
+
+
+def _definitions(derivatives) -> dict[str, str]:
+    """The top-level functions of each generated module, by name (shared ones once)."""
+    defs: dict[str, str] = {}
+    for fn in derivatives:
+        text = api.source(fn)
+        lines = text.splitlines()
+        for node in ast.parse(text).body:
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            code = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+            if defs.setdefault(node.name, code) != code:
+                raise DifferentiationError(
+                    f"{_where(fn.__wrapped_function__)}: two different generated functions are named "
+                    f"{node.name}; generate these derivatives into separate modules"
+                )
+    return defs
+
+
+def _header(path, functions, wrt, mode, copy, cmd) -> str:
+    kind = MODES[mode]
+    what = f"{mode} mode ({kind})" if mode in ("reverse", "forward") else kind
+    shown = []
+    for fn in functions:
+        params = param_names(fn)
+        items = _wrt(wrt)
+        items = items if isinstance(items, tuple) else (items,)
+        names = [params[i] if isinstance(i, int) else i for i in items]
+        shown.append(f"{fn.__name__} wrt {', '.join(names)}")
+    lines = [
+        f"# Generated by s2sad {_version()} from {path}: {'; '.join(shown)}; {what}.",
+        f"# Regenerate with: {cmd}",
+        "# Comments `# <your code>  (file:line)` name the line each block of code differentiates.",
+    ]
+    if copy:
+        lines.append("# Standalone: what it calls is copied in below; it runs without s2sad.")
+    return "\n".join(lines)
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__

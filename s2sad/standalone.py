@@ -1,0 +1,188 @@
+"""standalone: what a generated module needs besides its own functions, as source text.
+
+Takes the names a generated module uses but does not define, with the objects they mean; gives the
+lines that provide them.  ``provide`` makes import lines (``import numpy as np``, ``from model import
+layer``) or, for ``--standalone``, copies: the runtime helpers' own source (``inspect.getsource``)
+plus the private helpers they call, the user's functions from their files, and literal constants as
+assignments; so the module imports only numpy, math and the libraries the user's code imports.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import os
+import symtable
+import sys
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+from . import runtime
+from .errors import DifferentiationError
+
+_LITERALS = (bool, int, float, complex, str, bytes, type(None))
+
+
+@dataclass
+class Provided:
+    """What a module needs: import lines, constant assignments, copied user functions, copied helpers."""
+
+    imports: list[str] = field(default_factory=list)
+    constants: list[str] = field(default_factory=list)
+    functions: list[str] = field(default_factory=list)
+    helpers: list[str] = field(default_factory=list)
+
+
+def is_runtime_helper(obj) -> bool:
+    return inspect.isfunction(obj) and obj.__module__.startswith(runtime.__name__ + ".")
+
+
+def _is_literal(value) -> bool:
+    if isinstance(value, tuple):
+        return all(_is_literal(v) for v in value)
+    return type(value) in _LITERALS
+
+
+def import_line(name: str, obj) -> str | None:
+    """An import that binds ``name`` to ``obj``, or None when no module exports it."""
+    if isinstance(obj, types.ModuleType):
+        module = obj.__name__
+        if module == name:
+            return f"import {module}"
+        parent, _, last = module.rpartition(".")
+        if parent and last == name:
+            return f"from {parent} import {last}"
+        return f"import {module} as {name}"
+    module = getattr(obj, "__module__", None)
+    own = getattr(obj, "__name__", None)
+    if isinstance(module, str) and isinstance(own, str) and getattr(sys.modules.get(module), own, None) is obj:
+        return f"from {module} import {own}" if own == name else f"from {module} import {own} as {name}"
+    return None
+
+
+class _Provider:
+    def __init__(self, user_dirs: list[str], standalone: bool, where: str):
+        self.user_dirs = [os.path.abspath(d) for d in user_dirs]
+        self.standalone = standalone
+        self.where = where  # file:line:col for errors
+        self.out = Provided()
+        self.done: dict[str, object] = {}
+
+    def is_user_code(self, obj) -> bool:
+        """Defined in a file under the user's directories (not in numpy, the standard library, ...)."""
+        if isinstance(obj, types.ModuleType):
+            path = getattr(obj, "__file__", None)
+        else:
+            code = getattr(obj, "__code__", None)
+            path = code.co_filename if code is not None else None
+        if not path:
+            return False
+        path = os.path.abspath(path)
+        return any(path.startswith(d + os.sep) for d in self.user_dirs) and "site-packages" not in path
+
+    def fail(self, message):
+        raise DifferentiationError(f"{self.where}: {message}")
+
+    def provide(self, name: str, obj, home=None):
+        """Bind ``name`` to ``obj`` in the module; ``home``: a user module where ``name`` means ``obj``."""
+        if name in self.done:
+            if self.done[name] is not obj:
+                self.fail(f"the name '{name}' means two different objects in the code to generate; rename one")
+            return
+        self.done[name] = obj
+        if is_runtime_helper(obj):
+            if self.standalone:
+                self.copy_function(name, obj, self.out.helpers)
+            else:
+                self.out.imports.append(f"from {runtime.__name__} import {name}")
+            return
+        if self.standalone and _is_literal(obj):
+            helper_constant = getattr(home, "__name__", "").startswith(runtime.__name__ + ".")
+            (self.out.helpers if helper_constant else self.out.constants).append(f"{name} = {obj!r}")
+            return
+        if self.standalone and self.is_user_code(obj):
+            if inspect.isfunction(obj):
+                self.copy_function(name, obj, self.out.functions)
+                return
+            self.fail(
+                f"--standalone cannot copy '{name}' ({type(obj).__name__} from your code) into the module; "
+                "pass it as an argument, or drop --standalone"
+            )
+        line = import_line(name, obj)
+        if line is None and home is not None and getattr(home, name, None) is obj:
+            line = f"from {home.__name__} import {name}"
+        if line is None:
+            self.fail(
+                f"the generated code uses '{name}' ({type(obj).__name__}), which no module exports by that name; "
+                "make it a module-level name of your file"
+            )
+        if self.standalone and line.split()[1].split(".")[0] == runtime.__name__.split(".")[0]:
+            self.fail(f"--standalone cannot copy '{name}' from s2sad")
+        self.out.imports.append(line)
+
+    def copy_function(self, name: str, fn, into: list[str]):
+        """Copy ``fn``'s source (from its ``def`` line) and provide the globals it reads."""
+        if fn.__name__ != name:
+            self.fail(f"--standalone cannot copy '{name}': it is the function {fn.__name__} under another name")
+        if fn.__closure__:
+            self.fail(f"--standalone cannot copy '{name}': it is a closure; define it at module level")
+        lines, _ = inspect.getsourcelines(fn)
+        start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))
+        into.append(textwrap.dedent("".join(lines[start:])).rstrip("\n"))
+        home = sys.modules.get(fn.__module__)
+        for global_name in sorted(free_names(into[-1]) - {name}):
+            if global_name not in fn.__globals__ and hasattr(builtins, global_name):
+                continue
+            if global_name not in fn.__globals__:
+                self.fail(f"--standalone cannot copy '{name}': it reads '{global_name}', which is not defined")
+            self.provide(global_name, fn.__globals__[global_name], home)
+
+
+def free_names(source: str) -> set[str]:
+    """Names ``source`` reads but does not define (globals and builtins)."""
+    top = symtable.symtable(source, "<generated>", "exec")
+    defined = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    free = {s.get_name() for s in top.get_symbols() if s.is_referenced() and s.get_name() not in defined}
+    tables = list(top.get_children())
+    while tables:
+        table = tables.pop()
+        tables += table.get_children()
+        free |= {s.get_name() for s in table.get_symbols() if s.is_global() and s.is_referenced()}
+    return free - defined
+
+
+def provide(names: dict, user_dirs: list[str], standalone: bool, where: str, homes=()) -> Provided:
+    """Lines that give each ``name`` its object: imports, or (standalone) copies of runtime helpers,
+    user functions and literal constants.  ``homes``: user modules to import other values from."""
+    provider = _Provider(user_dirs, standalone, where)
+    for name, obj in sorted(names.items()):
+        if getattr(builtins, name, None) is obj:
+            continue
+        home = next((m for m in homes if getattr(m, name, None) is obj), None)
+        provider.provide(name, obj, home)
+    out = provider.out
+    out.imports = _merge(out.imports, {m.__name__.split(".")[0] for m in homes})
+    return out
+
+
+def _merge(lines: list[str], local: set[str]) -> list[str]:
+    """Import lines as isort writes them: one ``from M import a, b`` per module; standard library,
+    then other libraries, then s2sad and the user's modules (``local``), a blank line between groups."""
+    plain = {line for line in lines if line.startswith("import ")}
+    names: dict[str, set[str]] = {}
+    for line in lines:
+        if line.startswith("from "):
+            module, _, what = line[len("from ") :].partition(" import ")
+            names.setdefault(module, set()).add(what)
+    merged = plain | {f"from {module} import {', '.join(sorted(what))}" for module, what in names.items()}
+    groups: list[list[str]] = [[], [], []]
+    for line in merged:
+        top = line.split()[1].split(".")[0]
+        group = 0 if top in sys.stdlib_module_names else 2 if top in local or top == "s2sad" else 1
+        groups[group].append(line)
+    out: list[str] = []
+    for group in groups:
+        if group:
+            out += ([""] if out else []) + sorted(group, key=lambda line: (line.startswith("from "), line))
+    return out
