@@ -10,6 +10,7 @@ broadcast into a scalar, so plain float code is proved scalar and needs no ``unb
 from __future__ import annotations
 
 import gast
+import numpy as np
 
 from .ir import walk_stmts
 from .primitives import BUILD, COPY, GETITEM, NONDIFF, RULE, classify
@@ -20,6 +21,7 @@ class Shapes:
     def __init__(self):
         self.of: dict[str, frozenset | None] = {}
         self.scalar_symbols: set[str] = set()
+        self.shape_tuples: set[str] = set()  # names holding an array's .shape
 
     def get(self, atom) -> frozenset | None:
         if isinstance(atom, gast.Constant):
@@ -52,6 +54,11 @@ def infer_shapes(tree: gast.FunctionDef, ns, assume_scalar=()) -> Shapes:
             shapes.of[loop.target.id] = frozenset()  # loops run over range(...): integer indices
     defs: dict[str, list] = {}
     stmts = [s for s in walk_stmts(tree.body) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    shapes.shape_tuples = {
+        s.targets[0].id
+        for s in stmts
+        if isinstance(s.value, gast.Attribute) and s.value.attr == "shape" or _calls(s.value, np.shape)
+    }
     for _ in range(8):
         before = (dict(shapes.of), set(shapes.scalar_symbols))
         for stmt in stmts:
@@ -94,6 +101,10 @@ def infer_shapes(tree: gast.FunctionDef, ns, assume_scalar=()) -> Shapes:
     return shapes
 
 
+def _calls(value, fn) -> bool:
+    return isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == fn.__name__
+
+
 def _name(n):
     return gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
 
@@ -103,6 +114,19 @@ def tree_params(tree):
 
 
 def _value_shape(op, shapes: Shapes):
+    value = getattr(op.stmt, "value", None)
+    if isinstance(value, gast.Attribute) and value.attr in ("ndim", "size"):
+        return frozenset()  # integers
+    if isinstance(value, gast.Call) and op.fn in (len, np.ndim, np.size):
+        return frozenset()
+    if (
+        op.kind == RULE
+        and op.rule.name == "operator.getitem"
+        and isinstance(op.args[0], gast.Name)
+        and op.args[0].id in shapes.shape_tuples
+        and isinstance(op.args[1], gast.Constant)
+    ):
+        return frozenset()  # X.shape[0]: an integer
     if op.kind == COPY:
         return shapes.get(op.args[0])
     if op.kind in (BUILD, GETITEM, NONDIFF):

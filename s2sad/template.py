@@ -31,7 +31,11 @@ def substitute(node, mapping: dict):
                 return to_node(repl)
             return n
 
-    return Sub().visit(node)
+    node = Sub().visit(node)
+    for n in gast.walk(node):  # the rule file's line numbers mean nothing at the call site
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            n.__dict__.pop(attr, None)
+    return node
 
 
 def template_locals(body, params) -> list[str]:

@@ -56,7 +56,8 @@ def programs(draw):
         elif kind == "break":
             lines.append(f"{target} = {a} * 0.5")
             lines.append("for i in range(6):")
-            lines.append(f"    {target} = {target} + np.cos({target} * {b})")
+            # bounded factors: finite differences stay accurate (cos(v * b) with a large b is too stiff)
+            lines.append(f"    {target} = {target} + np.cos({target}) * np.tanh({b})")
             lines.append(f"    if np.sum({target}) > {draw(st.sampled_from([0.0, 1.0, 3.0]))}:")
             lines.append("        break")
         elif kind == "append":

@@ -37,15 +37,15 @@ def unbroadcast(g, x):
     gshape = np.shape(g)
     if gshape == shape:
         return g
-    if len(gshape) > len(shape):
-        g = np.sum(g, axis=tuple(range(len(gshape) - len(shape))))
-        gshape = np.shape(g)
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and i < len(gshape) and gshape[i] != 1)
+    lead = len(gshape) - len(shape)
+    if lead > 0:
+        g = np.add.reduce(g, axis=tuple(range(lead)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and lead + i >= 0 and gshape[lead + i] != 1)
     if axes:
-        g = np.sum(g, axis=axes, keepdims=True)
+        g = np.add.reduce(g, axis=axes, keepdims=True)
     if not shape and isinstance(x, (float, int)):
         return complex(g) if np.iscomplexobj(g) else float(g)
-    return np.broadcast_to(g, shape) if np.shape(g) != shape else g
+    return g if np.shape(g) == shape else np.broadcast_to(g, shape)
 
 
 def unreduce(g, x, axis=None, keepdims=False):
@@ -56,7 +56,12 @@ def unreduce(g, x, axis=None, keepdims=False):
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
+    if isinstance(g, float) and np.size(x) <= _SMALL:
+        return np.full(shape, g)  # cheaper than a broadcast view for small arrays
     return np.broadcast_to(g, shape)
+
+
+_SMALL = 4096
 
 
 def zeros_like(x):
@@ -73,7 +78,7 @@ def zeros_like(x):
 
 def expect_scalar(value, function):
     """grad needs a scalar output; say what to use otherwise."""
-    if np.ndim(value) != 0:
+    if not isinstance(value, float) and np.ndim(value) != 0:
         raise ValueError(
             f"grad({function}) needs {function} to return a scalar, but it returned an array of shape "
             f"{np.shape(value)}; use s2sad.vjp with a seed of that shape, or s2sad.jacobian"
@@ -173,9 +178,13 @@ def _prod_others(x, axis):
 
 def unextremum(g, x, y, axis=None, keepdims=False):
     """Adjoint of ``np.max``/``np.min``: split equally among the tied extreme elements."""
-    mask = np.asarray(x) == unreduce(y, x, axis, keepdims)
-    count = np.sum(mask, axis=axis, keepdims=True)
-    return unreduce(g, x, axis, keepdims) * mask / count
+    if axis is not None and not keepdims:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        axes = tuple(a % np.ndim(x) for a in axes)
+        y, g = np.expand_dims(y, axes), np.expand_dims(g, axes)
+    mask = np.asarray(x) == y
+    count = np.add.reduce(mask, axis=axis, keepdims=True)
+    return mask * (g / count)
 
 
 def unconcatenate(g, xs, axis=0):
