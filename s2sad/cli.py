@@ -233,9 +233,16 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
         provided = standalone.provide(
             needed, [os.path.dirname(os.path.abspath(path))], copy, _where(functions[0]), homes
         )
-    finally:
-        sys.modules.clear()
-        sys.modules.update(saved_modules)
+    finally:  # forget the user's modules (a later run in this process reads the files again)
+        here = os.path.dirname(os.path.abspath(path)) + os.sep
+        for name, mod in list(sys.modules.items()):
+            if (
+                name.partition(".")[0] != "s2sad"
+                and saved_modules.get(name) is not mod
+                and os.path.abspath(getattr(mod, "__file__", None) or "/").startswith(here)
+            ):
+                del sys.modules[name]
+        sys.modules.update({name: mod for name, mod in saved_modules.items() if name not in sys.modules})
         sys.path[:] = saved_path
     header = _header(path, functions, wrt, mode, copy, cmd)
     parts = [header + "\n\n" + "\n".join(provided.imports)]
