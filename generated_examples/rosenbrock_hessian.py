@@ -4,7 +4,7 @@
 
 import numpy as np
 
-from s2sad.runtime import unbroadcast, unreduce, zeros_like
+from s2sad.runtime import broadcast_like, unbroadcast, unreduce, zeros_like
 
 
 def hessian_rosenbrock(x):
@@ -62,7 +62,7 @@ def jvp_drosenbrock_dx(x, dx, bout=1.0):
     bx = zeros_like(x)
     t3 = bx[:t1]
     u3 = t3 + bu1
-    du3 = np.broadcast_to(dbu1, np.shape(u3))
+    du3 = broadcast_like(dbu1, u3)
     bx[:t1] = u3
     dbx = zeros_like(bx)
     dbx[:t1] = du3

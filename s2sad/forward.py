@@ -39,6 +39,7 @@ class Forward:
         self.live: set[str] = set()  # variables whose tangent is held in d<var>
         self.owned: set[str] = set()  # ... in an array no other name shares (safe to write into)
         self.forced: set[str] = set()  # loop-carried: the tangent always exists, zero or not
+        self.numbers: set[str] = set()  # names whose current value is a number constant
         self.defined: set[str] = {a.id for a in tree.args.args + tree.args.kwonlyargs}  # names bound here
 
     # ---- names -----------------------------------------------------------------------------
@@ -54,7 +55,7 @@ class Forward:
         return None
 
     def zero_of(self, var: str):
-        if self.shapes.is_scalar(name(var)):
+        if self.shapes.is_scalar(name(var)) or var in self.numbers:
             return const(0.0)
         return _call("zeros_like", name(var))
 
@@ -96,6 +97,9 @@ class Forward:
     def assign_stmt(self, stmt) -> list:
         outs = targets(stmt)
         self.defined.update(outs)
+        for o in outs:  # s = 0.0 before a loop: its zero tangent is 0.0 too
+            number = isinstance(stmt.value, gast.Constant) and isinstance(stmt.value.value, (int, float))
+            (self.numbers.add if number and isinstance(stmt.targets[0], gast.Name) else self.numbers.discard)(o)
         if not any(o in self.active for o in outs):
             return [stmt]
         op = P.classify(stmt, self.ns)
@@ -279,13 +283,16 @@ class Forward:
 
     def broadcast(self, expr, out, mapping):
         """An elementwise tangent has its output's shape, even when only a smaller input varies."""
-        atoms = [name(n) for n in reads(expr) if n in self.shapes.of]
-        atoms += [name(v) for v, t in self._tan.items() if t in reads(expr)]
+        used = reads(expr)
+        atoms = [name(n) for n in used if n in self.shapes.of and n != out]  # the output has the right shape
+        atoms += [name(v) for v, t in self._tan.items() if t in used]
+        if out in used:
+            return expr
         have = self.shapes.broadcast(atoms)
         want = self.shapes.broadcast([a for a in mapping.values() if isinstance(a, gast.AST)])
         if have is not None and have == want:
             return expr
-        return _call("np.broadcast_to", expr, _call("np.shape", name(out)))
+        return _call("broadcast_like", expr, name(out))
 
     def call(self, stmt, op, out) -> list:
         """``y = g(a, b)`` for a user function ``g``: ``y, dy = jvp_g(a, b, da=da)``."""

@@ -6,6 +6,7 @@ import numpy as np  # noqa: F401
 
 from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
+    broadcast_like,
     unbroadcast,
     unconcatenate,
     undot_x,
@@ -25,6 +26,16 @@ from .registry import forward_rule, nondifferentiable, reverse_rule
 # fmt: off
 nondifferentiable(runtime.zeros_like, name="s2sad.runtime.zeros_like")
 nondifferentiable(runtime.expect_scalar, name="s2sad.runtime.expect_scalar")
+
+
+@forward_rule(runtime.broadcast_like, name="s2sad.runtime.broadcast_like")
+def broadcast_like(z, t, y):
+    dz = broadcast_like(dt, y)
+
+
+@reverse_rule(runtime.broadcast_like, name="s2sad.runtime.broadcast_like")
+def broadcast_like(z, t, y):
+    bt += unbroadcast(bz, t)
 
 
 @forward_rule(runtime.unbroadcast, name="s2sad.runtime.unbroadcast")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "broadcast_like",
     "unbroadcast",
     "unreduce",
     "zeros_like",
@@ -46,6 +47,14 @@ def unbroadcast(g, x):
     if not shape and isinstance(x, (float, int)):
         return complex(g) if np.iscomplexobj(g) else float(g)
     return g if np.shape(g) == shape else np.broadcast_to(g, shape)
+
+
+def broadcast_like(t, y):
+    """A tangent ``t`` of an elementwise result ``y`` made of smaller inputs, spread to ``y``'s shape."""
+    shape = np.shape(y)
+    if np.shape(t) == shape:
+        return t
+    return np.broadcast_to(t, shape)
 
 
 def unreduce(g, x, axis=None, keepdims=False):

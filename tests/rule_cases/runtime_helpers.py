@@ -5,6 +5,7 @@ constants."""
 import numpy as np
 
 from s2sad.runtime import (
+    broadcast_like,
     expect_scalar,
     unbroadcast,
     unconcatenate,
@@ -117,3 +118,8 @@ def expect_scalar_(x):
     s = np.sum(x * x)
     expect_scalar(s, "expect_scalar_")
     return s
+
+
+@case("s2sad.runtime.broadcast_like", A(3), SHAPE_34.T.copy())
+def broadcast_like_(t, y):
+    return broadcast_like(t, y) * 2.0
