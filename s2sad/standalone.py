@@ -101,15 +101,15 @@ class _Provider:
             helper_constant = getattr(home, "__name__", "").startswith(runtime.__name__ + ".")
             (self.out.helpers if helper_constant else self.out.constants).append(f"{name} = {obj!r}")
             return
-        if self.standalone and self.is_user_code(obj):
-            if inspect.isfunction(obj):
-                self.copy_function(name, obj, self.out.functions)
-                return
+        line = import_line(name, obj)
+        if self.standalone and inspect.isfunction(obj) and self.is_user_code(obj):
+            self.copy_function(name, obj, self.out.functions)
+            return
+        if self.standalone and (line is None or self.is_user_code(sys.modules.get(line.split()[1]))):
             self.fail(
                 f"--standalone cannot copy '{name}' ({type(obj).__name__} from your code) into the module; "
                 "pass it as an argument, or drop --standalone"
             )
-        line = import_line(name, obj)
         if line is None and home is not None and getattr(home, name, None) is obj:
             line = f"from {home.__name__} import {name}"
         if line is None:
