@@ -85,8 +85,7 @@ def _build(fn, kind: str, wrt: Wrt, verbose: bool):
             gen = derive_composite(gradient, names, kind, fname, signature_of=fn)
         else:
             gen = derive_composite(fn, names, kind, fname, as_tuple=many)
-        origins = [fn, *gen.namespace.values(), *([gradient] if kind in ("hessian", "hvp") else [])]
-        text = codegen.module_source(gen.functions, origins=origins)  # with source-map comments
+        text = codegen.module_source(gen.functions)  # with source-map comments
         module = load(text, gen.namespace, f"{fname} of {fn.__qualname__}")
         result = module[fname]
         result.__s2sad_source__ = text

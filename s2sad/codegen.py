@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import html
-import inspect
 import linecache
 import os
 import re
@@ -80,29 +79,6 @@ def _statements(node):
                 yield from _statements(child)
 
 
-def origin_file(tree, origins) -> str | None:
-    """The file of the function ``tree`` was generated from: among ``origins`` (user functions, or
-    generated ones for derivatives of derivatives), the one whose name the generated name is made of
-    (``df_dx``, ``f_and_df_dx``, ``vjp_f``, ``jvp_f_x``, ...) and whose ``def`` line ``tree`` carries."""
-    line = getattr(tree, "lineno", None)
-    if line is None:
-        return None
-    named = [fn for fn in origins if hasattr(fn, "__code__") and isinstance(getattr(fn, "__name__", None), str)]
-    for fn in sorted(named, key=lambda fn: -len(fn.__name__)):
-        base = re.escape(fn.__name__)
-        pattern = rf"(?:(?:vjp|jvp|jacobian|hessian|hvp)_{base}(?:_\w+)?|(?:{base}_and_)?d{base}_d\w+)"
-        if not re.fullmatch(pattern, tree.name):
-            continue
-        try:
-            lines, first = inspect.getsourcelines(fn)
-        except (OSError, TypeError):
-            continue
-        decorators = next((i for i, text in enumerate(lines) if text.lstrip().startswith("def ")), 0)
-        if first + decorators == line:
-            return fn.__code__.co_filename
-    return None
-
-
 def _comment(filename: str, line: int) -> str | None:
     """The source-map comment for ``filename:line`` (without indentation), or None."""
     if filename.startswith("<s2sad"):  # generated code: the comment that line sits under
@@ -161,11 +137,11 @@ def function_source(tree, filename: str | None = None) -> str:
 
 
 # ---- modules ------------------------------------------------------------------------------------
-def module_source(functions, header: str = "", imports: list[str] | None = None, origins=()) -> str:
+def module_source(functions, header: str = "", imports: list[str] | None = None) -> str:
     """The module defining ``functions``: imports of ``math``, ``numpy`` and runtime helpers they use,
-    then the functions, two blank lines apart.  ``origins``: the user functions they come from, for
-    source-map comments (none without them)."""
-    body = "\n\n\n".join(function_source(f, origin_file(f, origins)).rstrip("\n") for f in functions)
+    then the functions, two blank lines apart, with source-map comments for those that carry
+    ``origin_file`` (the user's file, set by the pipeline)."""
+    body = "\n\n\n".join(function_source(f, getattr(f, "origin_file", None)).rstrip("\n") for f in functions)
     names = {n.id for f in functions for n in gast.walk(f) if isinstance(n, gast.Name)}
     lines = []
     if header:

@@ -36,7 +36,6 @@ class Generated:
     functions: list = field(default_factory=list)
     namespace: dict = field(default_factory=dict)
     entry: str = ""
-    sources: list = field(default_factory=list)  # (user function, file:line) per generated function
 
     def source(self, header: str = "", imports=None) -> str:
         return codegen.module_source(self.functions, header, imports)
@@ -117,6 +116,7 @@ class _Session:
             as_tuple=as_tuple,
         )
         deriv = optimize(deriv, prep.ns)
+        deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
         return deriv, seed
 
     def request_vjp(self, fn, wrt: tuple, stmt):
@@ -152,7 +152,9 @@ class _Session:
             fname=fname,
             kwonly=kwonly,
         )
-        return optimize(deriv, prep.ns), tangents
+        deriv = optimize(deriv, prep.ns)
+        deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
+        return deriv, tangents
 
     def request_jvp(self, fn, wrt: tuple, stmt):
         key = ("jvp", fn, wrt)
