@@ -1,1 +1,122 @@
-"""Rules: fft (to be filled)."""
+"""The ``numpy.fft`` family.  Every transform is linear, so its tangent is the transform of the
+tangent.  Adjoints follow the convention of the other rules for complex values: the adjoint ``bz``
+of a complex ``z`` is ``dL/dRe(z) - i dL/dIm(z)``, so that ``dL = Re(sum(bz * dz))`` and a
+holomorphic ``y = f(z)`` has ``bz += by * f'(z)`` (no conjugate), as for ``*``.  The DFT matrix is
+symmetric, so ``fft``'s adjoint is ``fft`` again (same ``norm``); ``unpad`` undoes ``n=``/``s=`` and
+keeps the real part for a real input.
+"""
+
+import numpy as np
+
+from ..runtime import unirfft, unpad, unrfft  # noqa: F401  (names used in templates)
+from .registry import forward_rule, reverse_rule
+
+# fmt: off
+# ---- complex transforms: self-transposed --------------------------------------------------
+
+
+@reverse_rule(np.fft.fft)
+def fft(y, a, n=None, axis=-1, norm=None):
+    ba += unpad(np.fft.fft(by, axis=axis, norm=norm), a)
+
+
+@forward_rule(np.fft.fft)
+def fft(y, a, n=None, axis=-1, norm=None):
+    dy = np.fft.fft(da, n, axis, norm)
+
+
+@reverse_rule(np.fft.ifft)
+def ifft(y, a, n=None, axis=-1, norm=None):
+    ba += unpad(np.fft.ifft(by, axis=axis, norm=norm), a)
+
+
+@forward_rule(np.fft.ifft)
+def ifft(y, a, n=None, axis=-1, norm=None):
+    dy = np.fft.ifft(da, n, axis, norm)
+
+
+@reverse_rule(np.fft.fft2)
+def fft2(y, a, s=None, axes=(-2, -1), norm=None):
+    ba += unpad(np.fft.fft2(by, axes=axes, norm=norm), a)
+
+
+@forward_rule(np.fft.fft2)
+def fft2(y, a, s=None, axes=(-2, -1), norm=None):
+    dy = np.fft.fft2(da, s, axes, norm)
+
+
+@reverse_rule(np.fft.ifft2)
+def ifft2(y, a, s=None, axes=(-2, -1), norm=None):
+    ba += unpad(np.fft.ifft2(by, axes=axes, norm=norm), a)
+
+
+@forward_rule(np.fft.ifft2)
+def ifft2(y, a, s=None, axes=(-2, -1), norm=None):
+    dy = np.fft.ifft2(da, s, axes, norm)
+
+
+# with s= and no axes, fftn transforms the last len(s) axes: by already has shape s there
+@reverse_rule(np.fft.fftn)
+def fftn(y, a, s=None, axes=None, norm=None):
+    ba += unpad(np.fft.fftn(by, s, axes, norm), a)
+
+
+@forward_rule(np.fft.fftn)
+def fftn(y, a, s=None, axes=None, norm=None):
+    dy = np.fft.fftn(da, s, axes, norm)
+
+
+@reverse_rule(np.fft.ifftn)
+def ifftn(y, a, s=None, axes=None, norm=None):
+    ba += unpad(np.fft.ifftn(by, s, axes, norm), a)
+
+
+@forward_rule(np.fft.ifftn)
+def ifftn(y, a, s=None, axes=None, norm=None):
+    dy = np.fft.ifftn(da, s, axes, norm)
+
+
+# ---- real transforms ----------------------------------------------------------------------
+
+
+@reverse_rule(np.fft.rfft)
+def rfft(y, a, n=None, axis=-1, norm=None):
+    ba += unrfft(by, a, n, axis, norm)
+
+
+@forward_rule(np.fft.rfft)
+def rfft(y, a, n=None, axis=-1, norm=None):
+    dy = np.fft.rfft(da, n, axis, norm)
+
+
+@reverse_rule(np.fft.irfft)
+def irfft(y, a, n=None, axis=-1, norm=None):
+    ba += unirfft(by, a, n, axis, norm)
+
+
+@forward_rule(np.fft.irfft)
+def irfft(y, a, n=None, axis=-1, norm=None):
+    dy = np.fft.irfft(da, n, axis, norm)
+
+
+# ---- shifts: permutations, each the other's inverse -----------------------------------------
+
+
+@reverse_rule(np.fft.fftshift)
+def fftshift(y, x, axes=None):
+    bx += np.fft.ifftshift(by, axes)
+
+
+@forward_rule(np.fft.fftshift)
+def fftshift(y, x, axes=None):
+    dy = np.fft.fftshift(dx, axes)
+
+
+@reverse_rule(np.fft.ifftshift)
+def ifftshift(y, x, axes=None):
+    bx += np.fft.fftshift(by, axes)
+
+
+@forward_rule(np.fft.ifftshift)
+def ifftshift(y, x, axes=None):
+    dy = np.fft.ifftshift(dx, axes)

@@ -1,11 +1,44 @@
-"""Products and linear algebra: dot, outer, inner, trace, norm."""
+"""Products and linear algebra: dot, inner, outer, trace, norm, tensordot, einsum, kron, cross and
+``numpy.linalg`` (inv, det, slogdet, solve, cholesky, eigh, eig, svd, pinv).
+
+Matrices may be stacked wherever NumPy allows it: ``mT`` transposes each matrix of a stack.
+Primitives returning several arrays (slogdet, eigh, eig, svd) have a tuple adjoint ``by`` (zeros
+for the parts the code does not use) and a tuple tangent ``dy``.  The longer derivations (svd, eig,
+norms) live in ``s2sad/runtime/linalg.py``, one helper each with its formula.
+"""
 
 import numpy as np
 
-from ..runtime import undot_x, undot_y, unnorm  # noqa: F401  (names used in templates)
-from .registry import REDUCTION, forward_rule, reverse_rule
+from ..runtime import (  # noqa: F401  (names used in templates)
+    eigengaps,
+    mT,
+    phi,
+    pinv_tangent,
+    solve_matmul,
+    svd_tangent,
+    symmetrize,
+    uncholesky,
+    undot_x,
+    undot_y,
+    uneig,
+    uneigh,
+    uneinsum,
+    unkron_a,
+    unkron_b,
+    unnorm,
+    unnorm_ord,
+    unpinv,
+    unsolve,
+    unsvd,
+    unsymmetrize,
+    untensordot_a,
+    untensordot_b,
+    untrace,
+)
+from .registry import ELEMENTWISE, REDUCTION, forward_rule, reverse_rule
 
 # fmt: off
+# ---- products ------------------------------------------------------------------------------
 
 
 @reverse_rule(np.dot)
@@ -41,21 +74,225 @@ def inner(z, a, b):
     dz = np.inner(da, b) + np.inner(a, db)
 
 
+@reverse_rule(np.tensordot)
+def tensordot(z, a, b, axes=2):
+    ba += untensordot_a(bz, a, b, axes)
+    bb += untensordot_b(bz, a, b, axes)
+
+
+@forward_rule(np.tensordot)
+def tensordot(z, a, b, axes=2):
+    dz = np.tensordot(da, b, axes) + np.tensordot(a, db, axes)
+
+
+# einsum: the adjoint of an operand is the einsum of the seed with the other operands into that
+# operand's subscripts.  One template per number of operands; in the interleaved form
+# einsum(x, [0, 1], y, [1, 2]) the first operand comes first, so `subscripts` may be an operand too.
+@reverse_rule(np.einsum)
+def einsum(y, subscripts, a, *, optimize=False):
+    bsubscripts += uneinsum(by, 0, subscripts, a)
+    ba += uneinsum(by, 1, subscripts, a)
+
+
+@reverse_rule(np.einsum)
+def einsum(y, subscripts, a, b, *, optimize=False):
+    bsubscripts += uneinsum(by, 0, subscripts, a, b)
+    ba += uneinsum(by, 1, subscripts, a, b)
+    bb += uneinsum(by, 2, subscripts, a, b)
+
+
+@reverse_rule(np.einsum)
+def einsum(y, subscripts, a, b, c, *, optimize=False):
+    bsubscripts += uneinsum(by, 0, subscripts, a, b, c)
+    ba += uneinsum(by, 1, subscripts, a, b, c)
+    bb += uneinsum(by, 2, subscripts, a, b, c)
+    bc += uneinsum(by, 3, subscripts, a, b, c)
+
+
+@reverse_rule(np.einsum)
+def einsum(y, subscripts, a, b, c, d, *, optimize=False):
+    bsubscripts += uneinsum(by, 0, subscripts, a, b, c, d)
+    ba += uneinsum(by, 1, subscripts, a, b, c, d)
+    bb += uneinsum(by, 2, subscripts, a, b, c, d)
+    bc += uneinsum(by, 3, subscripts, a, b, c, d)
+    bd += uneinsum(by, 4, subscripts, a, b, c, d)
+
+
+@forward_rule(np.einsum)
+def einsum(y, subscripts, a, *, optimize=False):
+    dy = np.einsum(dsubscripts, a) + np.einsum(subscripts, da)
+
+
+@forward_rule(np.einsum)
+def einsum(y, subscripts, a, b, *, optimize=False):
+    dy = np.einsum(dsubscripts, a, b) + np.einsum(subscripts, da, b) + np.einsum(subscripts, a, db)
+
+
+@forward_rule(np.einsum)
+def einsum(y, subscripts, a, b, c, *, optimize=False):
+    dy = (np.einsum(dsubscripts, a, b, c) + np.einsum(subscripts, da, b, c) + np.einsum(subscripts, a, db, c)
+          + np.einsum(subscripts, a, b, dc))
+
+
+@forward_rule(np.einsum)
+def einsum(y, subscripts, a, b, c, d, *, optimize=False):
+    dy = (np.einsum(dsubscripts, a, b, c, d) + np.einsum(subscripts, da, b, c, d) + np.einsum(subscripts, a, db, c, d)
+          + np.einsum(subscripts, a, b, dc, d) + np.einsum(subscripts, a, b, c, dd))
+
+
+@reverse_rule(np.kron)
+def kron(z, a, b):
+    ba += unkron_a(bz, a, b)
+    bb += unkron_b(bz, a, b)
+
+
+@forward_rule(np.kron)
+def kron(z, a, b):
+    dz = np.kron(da, b) + np.kron(a, db)
+
+
+# <g, a x b> = <a, b x g> = <b, g x a>; 3-vectors along `axis`, broadcasting over the others
+@reverse_rule(np.cross, kind=ELEMENTWISE)
+def cross(c, a, b, *, axis=-1):
+    ba += np.cross(b, bc, axis=axis)
+    bb += np.cross(bc, a, axis=axis)
+
+
+@forward_rule(np.cross, kind=ELEMENTWISE)
+def cross(c, a, b, *, axis=-1):
+    dc = np.cross(da, b, axis=axis) + np.cross(a, db, axis=axis)
+
+
 @reverse_rule(np.trace)
-def trace(y, a):
-    ba += np.eye(np.shape(a)[0], np.shape(a)[1]) * by
+def trace(y, a, offset=0, axis1=0, axis2=1):
+    ba += untrace(by, a, offset, axis1, axis2)
 
 
 @forward_rule(np.trace)
-def trace(y, a):
-    dy = np.trace(da)
+def trace(y, a, offset=0, axis1=0, axis2=1):
+    dy = np.trace(da, offset, axis1, axis2)
+
+
+# ---- norms: the 2-norm (any axis) first, then every other ord ----------------------------
+
+
+@reverse_rule(np.linalg.norm, kind=REDUCTION)
+def norm(y, x, *, axis=None, keepdims=False):
+    bx += unnorm(by, x, y, axis, keepdims)
 
 
 @reverse_rule(np.linalg.norm, kind=REDUCTION)
 def norm(y, x, ord=None, axis=None, keepdims=False):
-    bx += unnorm(by, x, y, axis, keepdims)
+    bx += unnorm_ord(by, x, y, ord, axis, keepdims)
 
 
 @forward_rule(np.linalg.norm, kind=REDUCTION)
 def norm(y, x, ord=None, axis=None, keepdims=False):
-    dy = np.sum(unnorm(1.0, x, y, axis, keepdims) * dx, axis=axis, keepdims=keepdims)
+    dy = np.sum(unnorm_ord(1.0, x, y, ord, axis, keepdims) * dx, axis=axis, keepdims=keepdims)
+
+
+# ---- inverses, determinants, solving -------------------------------------------------------
+
+
+@reverse_rule(np.linalg.inv)
+def inv(y, a):
+    ba -= mT(y) @ by @ mT(y)
+
+
+@forward_rule(np.linalg.inv)
+def inv(y, a):
+    dy = -(y @ da @ y)
+
+
+@reverse_rule(np.linalg.det)
+def det(y, a):
+    ba += np.expand_dims(by * y, (-2, -1)) * mT(np.linalg.inv(a))
+
+
+@forward_rule(np.linalg.det)
+def det(y, a):
+    dy = y * np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+
+
+# (sign, logabsdet): the sign is locally constant
+@reverse_rule(np.linalg.slogdet)
+def slogdet(y, a):
+    ba += np.expand_dims(by[1], (-2, -1)) * mT(np.linalg.inv(a))
+
+
+@forward_rule(np.linalg.slogdet)
+def slogdet(y, a):
+    dy = (np.zeros_like(y[0]), np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1))
+
+
+# x = a^-1 b: b̄ = a^-T x̄, ā = -b̄ xᵀ;  dx = a^-1 (db - da x)
+@reverse_rule(np.linalg.solve)
+def solve(x, a, b):
+    adjoints = unsolve(bx, a, b, x)
+    ba += adjoints[0]
+    bb += adjoints[1]
+
+
+@forward_rule(np.linalg.solve)
+def solve(x, a, b):
+    dx = np.linalg.solve(a, db) - solve_matmul(a, da, x, b)
+
+
+@reverse_rule(np.linalg.pinv)
+def pinv(y, a, rcond=None, hermitian=False):
+    ba += unpinv(by, a, y)
+
+
+@forward_rule(np.linalg.pinv)
+def pinv(y, a, rcond=None, hermitian=False):
+    dy = pinv_tangent(da, a, y)
+
+
+# ---- factorizations: NumPy reads one triangle of a symmetric input ------------------------
+
+
+# l lᵀ = a:  dl = l Φ(l⁻¹ da l⁻ᵀ) with Φ the lower triangle, half diagonal
+@reverse_rule(np.linalg.cholesky)
+def cholesky(y, a):
+    ba += uncholesky(by, y)
+
+
+@forward_rule(np.linalg.cholesky)
+def cholesky(y, a):
+    dy = y @ phi(np.linalg.solve(y, mT(np.linalg.solve(y, symmetrize(da)))))
+
+
+# (w, v) = eigh(a), UPLO "L" (None) or "U":  dw = diag(vᵀ da v),  dv = v (F * vᵀ da v),  F[i, j] = 1 / (w[j] - w[i])
+@reverse_rule(np.linalg.eigh)
+def eigh(y, a, UPLO=None):
+    ba += unsymmetrize(uneigh(by[0], by[1], y[0], y[1]), UPLO)
+
+
+@forward_rule(np.linalg.eigh)
+def eigh(y, a, UPLO=None):
+    p = mT(y[1]) @ symmetrize(da, UPLO) @ y[1]
+    dy = (np.diagonal(p, axis1=-2, axis2=-1), y[1] @ (eigengaps(y[0]) * p))
+
+
+# (w, v) = eig(a), real distinct eigenvalues: as eigh with v⁻¹ for vᵀ, then each column of dv
+# loses its part along v (NumPy's eigenvectors have unit length)
+@reverse_rule(np.linalg.eig)
+def eig(y, a):
+    ba += uneig(by[0], by[1], y[0], y[1])
+
+
+@forward_rule(np.linalg.eig)
+def eig(y, a):
+    p = np.linalg.solve(y[1], da @ y[1])
+    dv = y[1] @ (eigengaps(y[0]) * p)
+    dy = (np.diagonal(p, axis1=-2, axis2=-1), dv - y[1] * np.sum(y[1] * dv, axis=-2, keepdims=True))
+
+
+@reverse_rule(np.linalg.svd)
+def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
+    ba += unsvd(by, a, y, full_matrices, compute_uv, hermitian)
+
+
+@forward_rule(np.linalg.svd)
+def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
+    dy = svd_tangent(da, a, y, full_matrices, compute_uv, hermitian)

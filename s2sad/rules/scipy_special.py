@@ -1,1 +1,82 @@
-"""Rules: scipy_special (to be filled)."""
+"""``scipy.special`` functions, registered only when SciPy imports.  Elementwise, so inputs
+broadcast like NumPy's ufuncs; ``logsumexp`` is a reduction with ``axis``/``keepdims``."""
+
+import numpy as np
+
+from ..runtime import unreduce  # noqa: F401  (names used in templates)
+from .registry import ELEMENTWISE, REDUCTION, forward_rule, reverse_rule
+
+try:
+    import scipy.special as sp
+except ImportError:  # pragma: no cover - SciPy is optional
+    sp = None
+
+# fmt: off
+if sp is not None:
+
+    @reverse_rule(sp.erf, kind=ELEMENTWISE, name="scipy.special.erf")
+    def erf(y, x):
+        bx += by * (2 / np.sqrt(np.pi)) * np.exp(-x * x)
+
+    @forward_rule(sp.erf, kind=ELEMENTWISE, name="scipy.special.erf")
+    def erf(y, x):
+        dy = dx * (2 / np.sqrt(np.pi)) * np.exp(-x * x)
+
+    @reverse_rule(sp.erfc, kind=ELEMENTWISE, name="scipy.special.erfc")
+    def erfc(y, x):
+        bx -= by * (2 / np.sqrt(np.pi)) * np.exp(-x * x)
+
+    @forward_rule(sp.erfc, kind=ELEMENTWISE, name="scipy.special.erfc")
+    def erfc(y, x):
+        dy = -dx * (2 / np.sqrt(np.pi)) * np.exp(-x * x)
+
+    @reverse_rule(sp.expit, kind=ELEMENTWISE, name="scipy.special.expit")
+    def expit(y, x):
+        bx += by * y * (1 - y)
+
+    @forward_rule(sp.expit, kind=ELEMENTWISE, name="scipy.special.expit")
+    def expit(y, x):
+        dy = dx * y * (1 - y)
+
+    @reverse_rule(sp.logit, kind=ELEMENTWISE, name="scipy.special.logit")
+    def logit(y, x):
+        bx += by / (x * (1 - x))
+
+    @forward_rule(sp.logit, kind=ELEMENTWISE, name="scipy.special.logit")
+    def logit(y, x):
+        dy = dx / (x * (1 - x))
+
+    @reverse_rule(sp.gammaln, kind=ELEMENTWISE, name="scipy.special.gammaln")
+    def gammaln(y, x):
+        bx += by * sp.digamma(x)
+
+    @forward_rule(sp.gammaln, kind=ELEMENTWISE, name="scipy.special.gammaln")
+    def gammaln(y, x):
+        dy = dx * sp.digamma(x)
+
+    @reverse_rule(sp.digamma, kind=ELEMENTWISE, name="scipy.special.digamma")
+    def digamma(y, x):
+        bx += by * sp.polygamma(1, x)
+
+    @forward_rule(sp.digamma, kind=ELEMENTWISE, name="scipy.special.digamma")
+    def digamma(y, x):
+        dy = dx * sp.polygamma(1, x)
+
+    # x log(y), 0 where x == 0: d/dx = log(y), d/dy = x / y
+    @reverse_rule(sp.xlogy, kind=ELEMENTWISE, name="scipy.special.xlogy")
+    def xlogy(z, x, y):
+        bx += bz * np.log(y)
+        by += bz * x / y
+
+    @forward_rule(sp.xlogy, kind=ELEMENTWISE, name="scipy.special.xlogy")
+    def xlogy(z, x, y):
+        dz = dx * np.log(y) + dy * x / y
+
+    # y = log(sum(exp(a))): dy/da = exp(a - y), the softmax
+    @reverse_rule(sp.logsumexp, kind=REDUCTION, name="scipy.special.logsumexp")
+    def logsumexp(y, a, axis=None, *, keepdims=False):
+        ba += unreduce(by, a, axis, keepdims) * np.exp(a - unreduce(y, a, axis, keepdims))
+
+    @forward_rule(sp.logsumexp, kind=REDUCTION, name="scipy.special.logsumexp")
+    def logsumexp(y, a, axis=None, *, keepdims=False):
+        dy = np.sum(da * np.exp(a - unreduce(y, a, axis, keepdims)), axis=axis, keepdims=keepdims)

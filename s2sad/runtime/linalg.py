@@ -1,7 +1,430 @@
-"""Runtime helpers for the linalg rules (see s2sad/runtime/__init__.py)."""
+"""Runtime helpers for the linear algebra, FFT and scipy.special rules.
+
+Each helper is the adjoint (or tangent) of one primitive where no single NumPy expression says it
+well: the math is in the docstring, the code is plain NumPy.  Matrices may be stacked (``...``
+leading axes) wherever the primitive allows it.  Where a derivative does not exist (repeated
+eigenvalues, complex eigenvalues of ``eig``), a helper raises ``ValueError`` instead of returning a
+wrong number.
+"""
 
 from __future__ import annotations
 
-import numpy as np  # noqa: F401
+import string
 
-__all__: list[str] = []
+import numpy as np
+
+from .core import unbroadcast, unnorm, unreduce
+
+__all__ = [
+    "untrace",
+    "unnorm_ord",
+    "untensordot_a",
+    "untensordot_b",
+    "uneinsum",
+    "unkron_a",
+    "unkron_b",
+    "mT",
+    "unsolve",
+    "solve_matmul",
+    "phi",
+    "symmetrize",
+    "unsymmetrize",
+    "uncholesky",
+    "eigengaps",
+    "uneigh",
+    "uneig",
+    "unsvd",
+    "svd_tangent",
+    "unpinv",
+    "pinv_tangent",
+    "unpad",
+    "unrfft",
+    "unirfft",
+]
+
+
+def mT(a):
+    """The transpose of each matrix in a stack (the last two axes swapped)."""
+    return np.swapaxes(a, -1, -2)
+
+
+# ---- products ------------------------------------------------------------------------------
+
+
+def untrace(g, a, offset=0, axis1=0, axis2=1):
+    """Adjoint of ``np.trace(a, offset, axis1, axis2)``: ``g`` on that diagonal, zeros elsewhere."""
+    shape = np.shape(a)
+    diagonal = np.eye(shape[axis1], shape[axis2], k=offset)
+    return np.moveaxis(np.expand_dims(g, (-2, -1)) * diagonal, (-2, -1), (axis1, axis2))
+
+
+def _tensordot_axes(a, b, axes):
+    """``np.tensordot``'s ``axes`` as two lists of non-negative axes (of ``a``, of ``b``)."""
+    if np.ndim(axes) == 0:
+        n = int(axes)
+        return list(range(np.ndim(a) - n, np.ndim(a))), list(range(n))
+    axes_a, axes_b = ([ax] if np.ndim(ax) == 0 else list(ax) for ax in axes)
+    return [ax % np.ndim(a) for ax in axes_a], [ax % np.ndim(b) for ax in axes_b]
+
+
+def untensordot_a(g, a, b, axes=2):
+    """Adjoint of ``a`` in ``z = np.tensordot(a, b, axes)``: contract ``g`` with ``b`` over b's free axes."""
+    axes_a, axes_b = _tensordot_axes(a, b, axes)
+    free_a = [i for i in range(np.ndim(a)) if i not in axes_a]
+    free_b = [i for i in range(np.ndim(b)) if i not in axes_b]
+    r = np.tensordot(g, b, axes=(list(range(len(free_a), np.ndim(g))), free_b))
+    matched = [axes_a[axes_b.index(j)] for j in sorted(axes_b)]  # a's axes of r's last dimensions
+    return np.transpose(r, np.argsort(free_a + matched))
+
+
+def untensordot_b(g, a, b, axes=2):
+    """Adjoint of ``b`` in ``z = np.tensordot(a, b, axes)``: contract ``a`` with ``g`` over a's free axes."""
+    axes_a, axes_b = _tensordot_axes(a, b, axes)
+    free_a = [i for i in range(np.ndim(a)) if i not in axes_a]
+    free_b = [i for i in range(np.ndim(b)) if i not in axes_b]
+    r = np.tensordot(a, g, axes=(free_a, list(range(len(free_a)))))
+    matched = [axes_b[axes_a.index(i)] for i in sorted(axes_a)]  # b's axes of r's first dimensions
+    return np.transpose(r, np.argsort(matched + free_b))
+
+
+def _einsum_explicit(args):
+    """``(inputs, output, operands)`` of an einsum call, subscripts spelled out: '...' and the
+    implicit output replaced by letters, the interleaved form ``(x, [0, 1], y, [1, 2])`` read too."""
+    if isinstance(args[0], str):
+        spec, operands = args[0].replace(" ", ""), list(args[1:])
+    else:  # interleaved: operand, sublist, operand, sublist, ..., [output sublist]
+        letters = lambda sub: "".join("..." if s is Ellipsis else string.ascii_letters[s] for s in sub)
+        operands = list(args[0::2][: len(args) // 2])
+        spec = ",".join(letters(sub) for sub in args[1::2][: len(operands)])
+        if len(args) % 2:
+            spec += "->" + letters(args[-1])
+    inputs, arrow, output = spec.partition("->")
+    inputs = inputs.split(",")
+    spare = [c for c in string.ascii_letters if c not in spec]
+    dots = [np.ndim(x) - len(s) + 3 for s, x in zip(inputs, operands) if "..." in s]
+    ellipsis = "".join(spare[: max(dots, default=0)])
+    inputs = [s.replace("...", ellipsis[len(ellipsis) - np.ndim(x) + len(s) - 3 :]) for s, x in zip(inputs, operands)]
+    if not arrow:
+        once = [c for c in "".join(inputs) if "".join(inputs).count(c) == 1 and c not in ellipsis]
+        output = ellipsis + "".join(sorted(once))
+    return inputs, output.replace("...", ellipsis), operands
+
+
+def uneinsum(g, k, *args):
+    """Adjoint of the k-th positional argument of ``np.einsum(*args)`` (0 for the first operand of
+    the interleaved form, which comes first): the einsum of ``g`` with the other operands into that
+    operand's subscripts, broadcast over indices only it has."""
+    inputs, output, operands = _einsum_explicit(args)
+    if not isinstance(args[0], str):
+        k //= 2
+    else:
+        k -= 1
+    target, x = inputs[k], operands[k]
+    if len(set(target)) != len(target):
+        raise ValueError(
+            f"s2sad cannot differentiate einsum operand '{target}' with a repeated index (a diagonal); "
+            "use np.diagonal or np.trace first"
+        )
+    others = [s for i, s in enumerate(inputs) if i != k]
+    known = set(output).union(*others)
+    kept = "".join(c for c in target if c in known)
+    spec = ",".join([output, *others]) + "->" + kept
+    r = np.einsum(spec, g, *(op for i, op in enumerate(operands) if i != k), optimize=len(others) > 1)
+    r = np.expand_dims(r, tuple(i for i, c in enumerate(target) if c not in known))
+    return _real_like(unbroadcast(r, x), x)
+
+
+def _kron_blocks(g, a, b):
+    """``g`` (shaped like ``np.kron(a, b)``) as blocks: axes (a0, b0, a1, b1, ...), and the shapes of
+    ``a`` and ``b`` padded to the same rank."""
+    nd = max(np.ndim(a), np.ndim(b))
+    sa = (1,) * (nd - np.ndim(a)) + np.shape(a)
+    sb = (1,) * (nd - np.ndim(b)) + np.shape(b)
+    return np.reshape(g, [n for pair in zip(sa, sb) for n in pair]), sa, sb
+
+
+def unkron_a(g, a, b):
+    """Adjoint of ``a`` in ``np.kron(a, b)``: each block of ``g`` dotted with ``b``."""
+    blocks, sa, sb = _kron_blocks(g, a, b)
+    nd = len(sa)
+    r = np.tensordot(blocks, np.reshape(b, sb), axes=(list(range(1, 2 * nd, 2)), list(range(nd))))
+    return np.reshape(r, np.shape(a))
+
+
+def unkron_b(g, a, b):
+    """Adjoint of ``b`` in ``np.kron(a, b)``: the blocks of ``g`` weighted by ``a`` and summed."""
+    blocks, sa, sb = _kron_blocks(g, a, b)
+    nd = len(sa)
+    r = np.tensordot(blocks, np.reshape(a, sa), axes=(list(range(0, 2 * nd, 2)), list(range(nd))))
+    return np.reshape(r, np.shape(b))
+
+
+# ---- norms ---------------------------------------------------------------------------------
+
+
+def unnorm_ord(g, x, y, ord=None, axis=None, keepdims=False):
+    """Adjoint of ``y = np.linalg.norm(x, ord, axis, keepdims)`` for every ``ord`` NumPy accepts:
+    ``g`` times dy/dx.  At ties (``inf`` norms, a repeated largest singular value for ``ord=2``) a
+    norm has no derivative: the max/min norms split ``g`` among the tied entries, like ``np.max``;
+    the spectral and nuclear norms raise."""
+    x = np.asarray(x)
+    g = np.broadcast_to(g, np.shape(y))  # g = 1.0 for the tangent
+    if ord is None or (isinstance(ord, str) and ord == "fro"):
+        return unnorm(g, x, y, axis, keepdims)
+    axes = tuple(range(x.ndim)) if axis is None else (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    axes = tuple(a % x.ndim for a in axes)
+    g, y = unreduce(g, x, axes, keepdims), unreduce(y, x, axes, keepdims)
+    sign = np.sign(x)
+    if len(axes) == 1:
+        if ord in (np.inf, -np.inf):
+            return g * sign * _split(np.abs(x) == y, axes)
+        if ord == 0:
+            return g * np.zeros_like(x)
+        safe = np.where(y == 0, 1.0, y)
+        return g * np.where(y == 0, 0.0, sign * (np.abs(x) / safe) ** (ord - 1))
+    rows, cols = axes
+    if ord in (1, -1):
+        return g * sign * _split(np.sum(np.abs(x), axis=rows, keepdims=True) == y, (cols,))
+    if ord in (np.inf, -np.inf):
+        return g * sign * _split(np.sum(np.abs(x), axis=cols, keepdims=True) == y, (rows,))
+    if ord in (2, -2, "nuc"):
+        u, s, vh = np.linalg.svd(np.moveaxis(x, axes, (-2, -1)), full_matrices=False)
+        if ord == "nuc":
+            _nonzero(s, "the nuclear norm of a rank-deficient matrix")
+            d = u @ vh
+        else:
+            i = 0 if ord == 2 else -1
+            if s.shape[-1] > 1:
+                _nonzero(
+                    s[..., [0]] - s[..., [1]] if ord == 2 else s[..., [-2]] - s[..., [-1]],
+                    f"the ord={ord} matrix norm at a repeated singular value",
+                    s,
+                )
+            d = u[..., :, i, None] @ vh[..., i, None, :]
+        return g * np.moveaxis(d, (-2, -1), axes)
+    raise ValueError(f"np.linalg.norm: invalid ord {ord!r} for a matrix norm")
+
+
+def _split(mask, axes):
+    """``mask`` as weights summing to one over ``axes`` (ties share equally)."""
+    return mask / np.sum(mask, axis=axes, keepdims=True)
+
+
+def _nonzero(values, what, like=None):
+    """Raise if one of ``values`` is zero up to rounding (relative to ``like``, default ``values``)."""
+    like = values if like is None else like
+    scale = np.max(np.abs(like), initial=0.0) * np.shape(like)[-1] * np.finfo(float).eps
+    if np.any(np.abs(values) <= scale):
+        raise ValueError(f"s2sad: {what} has no derivative")
+
+
+# ---- solving -------------------------------------------------------------------------------
+
+
+def unsolve(g, a, b, x):
+    """Adjoints ``(of a, of b)`` of ``x = np.linalg.solve(a, b)``: ``b̄ = a^-T x̄``, ``ā = -b̄ x^T``
+    (a 1-d ``b`` is one vector, whatever the stacking of ``a``)."""
+    if np.ndim(b) == 1:
+        g, x = g[..., None], x[..., None]
+    gb = np.linalg.solve(mT(a), g)
+    ga = -gb @ mT(x)
+    if np.ndim(b) == 1:
+        gb = gb[..., 0]
+    return unbroadcast(ga, a), unbroadcast(gb, b)
+
+
+def solve_matmul(a, m, x, b):
+    """``a^-1 (m x)`` for ``x = np.linalg.solve(a, b)``, with ``x`` one vector when ``b`` is 1-d."""
+    if np.ndim(b) == 1:
+        return np.linalg.solve(a, (m @ x[..., None]))[..., 0]
+    return np.linalg.solve(a, m @ x)
+
+
+# ---- symmetric matrices: cholesky, eigh ----------------------------------------------------
+
+
+def phi(a):
+    """The lower triangle of each matrix with half its diagonal (``Φ`` in Murray 2016)."""
+    return np.tril(a) - 0.5 * a * np.eye(np.shape(a)[-1])
+
+
+def symmetrize(a, uplo=None):
+    """The symmetric matrix NumPy reads from one triangle of ``a``: the lower one unless ``uplo="U"``."""
+    if uplo != "U":
+        return np.tril(a) + mT(np.tril(a, -1))
+    return np.triu(a) + mT(np.triu(a, 1))
+
+
+def unsymmetrize(g, uplo=None):
+    """Adjoint of ``symmetrize``: the read triangle gets ``g`` plus the mirror of ``g``'s other half."""
+    if uplo != "U":
+        return np.tril(g) + np.tril(mT(g), -1)
+    return np.triu(g) + np.triu(mT(g), 1)
+
+
+def uncholesky(g, chol):
+    """Adjoint of ``a`` in ``L = np.linalg.cholesky(a)`` (which reads a's lower triangle):
+    ``S = L^-T Φ(L^T ḡ) L^-1`` for the symmetric input, ``unsymmetrize(S)`` for ``a`` (Murray 2016)."""
+    lt = mT(chol)
+    p = phi(lt @ g)
+    s = np.linalg.solve(lt, mT(np.linalg.solve(lt, mT(p))))
+    return unsymmetrize(s)
+
+
+def eigengaps(w):
+    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it, for eigenvalues ``w``; raises
+    where the eigenvectors have no derivative (repeated or complex eigenvalues)."""
+    if np.iscomplexobj(w):
+        raise ValueError(
+            "s2sad differentiates np.linalg.eig only for real eigenvalues, and this matrix has complex "
+            "ones; for a symmetric matrix use np.linalg.eigh"
+        )
+    diff = np.expand_dims(w, -2) - np.expand_dims(w, -1)
+    off = ~np.eye(np.shape(w)[-1], dtype=bool)
+    scale = np.max(np.abs(w), initial=0.0) * np.shape(w)[-1] * np.finfo(float).eps
+    if np.any(np.abs(diff[..., off]) <= scale):
+        raise ValueError("s2sad: eigenvectors have no derivative at repeated eigenvalues")
+    return np.where(off, 1.0 / np.where(off, diff, 1.0), 0.0)
+
+
+def uneigh(gw, gv, w, v):
+    """``S`` with ``<S, dA> = <gw, dw> + <gv, dv>`` for ``(w, v) = eigh(A)``, ``dA`` symmetric:
+    ``S = v (diag(gw) + F * (v^T gv)) v^T`` with ``F = eigengaps(w)``."""
+    inner = np.expand_dims(gw, -2) * np.eye(np.shape(w)[-1])
+    if np.any(gv):
+        inner = inner + eigengaps(w) * (mT(v) @ gv)
+    return v @ inner @ mT(v)
+
+
+def uneig(gw, gv, w, v):
+    """Adjoint of ``a`` in ``(w, v) = eig(a)``, real distinct eigenvalues, unit eigenvectors:
+    ``ā = v^-T (diag(gw) + F * (v^T ĝv)) v^T``, ``ĝv`` = ``gv`` minus its part along each ``v``."""
+    if np.iscomplexobj(w):
+        eigengaps(w)  # raises
+    inner = np.expand_dims(gw, -2) * np.eye(np.shape(w)[-1])
+    if np.any(gv):
+        gv = gv - v * np.sum(v * gv, axis=-2, keepdims=True)
+        inner = inner + eigengaps(w) * (mT(v) @ gv)
+    return np.linalg.solve(mT(v), inner @ mT(v))
+
+
+# ---- svd, pinv -----------------------------------------------------------------------------
+
+
+def _svd_check(a, full_matrices, compute_uv, hermitian):
+    m, n = np.shape(a)[-2:]
+    if full_matrices and compute_uv and m != n:
+        raise ValueError(
+            "s2sad differentiates np.linalg.svd of a non-square matrix only with full_matrices=False "
+            "(the extra singular vectors are not unique)"
+        )
+    if hermitian or np.iscomplexobj(a):
+        raise ValueError("s2sad differentiates np.linalg.svd of real matrices with hermitian=False only")
+
+
+def unsvd(g, a, y, full_matrices=True, compute_uv=True, hermitian=False):
+    """Adjoint of ``a`` in ``y = np.linalg.svd(a, full_matrices, compute_uv)`` (real ``a``; Townsend 2016):
+    ``ā = u [F*(uᵀū - ūᵀu) s + diag(s̄) + s F*(vᵀv̄ - v̄ᵀv)] vᵀ + (I - uuᵀ) ū s⁻¹ vᵀ + u s⁻¹ v̄ᵀ (I - vvᵀ)``,
+    ``F[i, j] = 1 / (s_j² - s_i²)``.  Raises at repeated (or, for non-square ``a``, zero) singular values
+    when the singular vectors are used."""
+    _svd_check(a, full_matrices, compute_uv, hermitian)
+    if not compute_uv:
+        u, _, vh = np.linalg.svd(a, full_matrices=False)
+        return (u * np.expand_dims(g, -2)) @ vh
+    u, s, vh = y
+    gu, gs, gvh = g
+    v, gv = mT(vh), mT(gvh)
+    inner = np.expand_dims(gs, -2) * np.eye(np.shape(s)[-1])
+    if np.any(gu) or np.any(gv):
+        f = eigengaps(s * s)
+        m, n = np.shape(a)[-2:]
+        if m != n:
+            _nonzero(s, "a singular vector of a rank-deficient non-square matrix")
+        ut_gu, vt_gv = mT(u) @ gu, mT(v) @ gv
+        sm = np.expand_dims(s, -2)  # multiplies columns by s
+        inner = inner + f * (ut_gu - mT(ut_gu)) * sm + mT(sm) * (f * (vt_gv - mT(vt_gv)))
+        ga = u @ inner @ vh
+        if m > n:
+            ga = ga + (gu - u @ ut_gu) / sm @ vh
+        if n > m:
+            ga = ga + (u / sm) @ (mT(gv) - mT(gv) @ v @ vh)
+        return ga
+    return u @ inner @ vh
+
+
+def svd_tangent(da, a, y, full_matrices=True, compute_uv=True, hermitian=False):
+    """Tangent of ``y = np.linalg.svd(a, ...)`` along ``da``: ``ds = diag(P)``, ``P = uᵀ da v``;
+    ``du = u (F * (P s + s Pᵀ)) + (I - uuᵀ) da v s⁻¹``; ``dv = v (F * (s P + Pᵀ s)) + (I - vvᵀ) daᵀ u s⁻¹``."""
+    _svd_check(a, full_matrices, compute_uv, hermitian)
+    if not compute_uv:
+        u, _, vh = np.linalg.svd(a, full_matrices=False)
+        return np.sum(u * (da @ mT(vh)), axis=-2)
+    u, s, vh = y
+    v = mT(vh)
+    p = mT(u) @ da @ v
+    ds = np.diagonal(p, axis1=-2, axis2=-1)
+    f = eigengaps(s * s)
+    sm = np.expand_dims(s, -2)
+    du = u @ (f * (p * sm + mT(sm) * mT(p)))
+    dv = v @ (f * (mT(sm) * p + mT(p) * sm))
+    m, n = np.shape(a)[-2:]
+    if m != n:
+        _nonzero(s, "a singular vector of a rank-deficient non-square matrix")
+    if m > n:
+        du = du + (da @ v - u @ p) / sm
+    if n > m:
+        dv = dv + (mT(da) @ u - v @ mT(p)) / sm
+    return du, ds, mT(dv)
+
+
+def unpinv(g, a, y):
+    """Adjoint of ``a`` in ``y = np.linalg.pinv(a)`` (exact where the rank is locally constant):
+    ``ā = -yᵀ g yᵀ + (I - a y) gᵀ y yᵀ + yᵀ y gᵀ (I - y a)`` (Golub and Pereyra 1973)."""
+    gt, yt = mT(g), mT(y)
+    return -yt @ g @ yt + (gt - a @ (y @ gt)) @ (y @ yt) + (yt @ y) @ (gt - (gt @ y) @ a)
+
+
+def pinv_tangent(da, a, y):
+    """Tangent of ``y = np.linalg.pinv(a)``: ``-y da y + y yᵀ daᵀ (I - a y) + (I - y a) daᵀ yᵀ y``."""
+    dat, yt = mT(da), mT(y)
+    return -y @ da @ y + (y @ yt) @ (dat - (dat @ a) @ y) + (dat - y @ (a @ dat)) @ (yt @ y)
+
+
+# ---- FFT -----------------------------------------------------------------------------------
+
+
+def _real_like(g, x):
+    """``g`` as the adjoint of ``x``: its real part when ``x`` is real (dL = Re(sum(g * dx)))."""
+    if np.iscomplexobj(g) and not np.iscomplexobj(x):
+        g = np.real(g)
+    return g
+
+
+def unpad(g, a):
+    """Adjoint of NumPy's FFT ``n=``/``s=`` (crop or zero-pad ``a`` to the transform length): ``g``
+    cropped or zero-padded back to ``a``'s shape, and its real part when ``a`` is real."""
+    shape = np.shape(a)
+    if np.shape(g) != shape:
+        g = g[tuple(slice(0, n) for n in shape)]
+        g = np.pad(g, [(0, n - m) for n, m in zip(shape, np.shape(g))])
+    return _real_like(g, a)
+
+
+def unrfft(g, a, n=None, axis=-1, norm=None):
+    """Adjoint of ``a`` in ``np.fft.rfft(a, n, axis, norm)``: the full FFT of ``g`` zero-padded to
+    length ``n`` (the rows rfft drops get no adjoint), real part."""
+    n = np.shape(a)[axis] if n is None else n
+    return unpad(np.fft.fft(g, n, axis=axis, norm=norm), a)
+
+
+def unirfft(g, a, n=None, axis=-1, norm=None):
+    """Adjoint of ``a`` in ``y = np.fft.irfft(a, n, axis, norm)``: ``w * ifft(g)[: n//2 + 1]`` where
+    ``w = 2`` for the bins that stand for a conjugate pair and 1 for the zero (and even-``n`` Nyquist)
+    bin, whose imaginary parts irfft ignores."""
+    n = 2 * (np.shape(a)[axis] - 1) if n is None else n
+    half = np.moveaxis(np.fft.ifft(g, axis=axis, norm=norm), axis, -1)[..., : n // 2 + 1]
+    w = np.full(n // 2 + 1, 2.0)
+    w[0] = 1.0
+    if n % 2 == 0:
+        w[-1] = 1.0
+    return unpad(np.moveaxis(half * w, -1, axis), a)

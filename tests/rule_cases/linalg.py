@@ -1,0 +1,449 @@
+"""Cases for products and linear algebra: dot, inner, outer, trace, matmul, norm, tensordot,
+einsum, kron, cross and ``numpy.linalg``.  Matrices come with structure where the primitive needs
+it (well conditioned, positive definite, real distinct eigenvalues); stacked matrices where NumPy
+allows them.  Functions of eigen- and singular vectors are invariant under each vector's sign."""
+
+import numpy as np
+
+from . import A, M, case, spd, wellcond
+
+
+def stacked(matrix, *lead):
+    """Matrices ``matrix`` makes, stacked with leading shape ``lead``."""
+
+    def make(rng):
+        matrices = np.array([matrix.make(rng) for _ in np.ndindex(*lead)])
+        return matrices.reshape(lead + matrices.shape[1:])
+
+    return M(make)
+
+
+def real_eigen(n):
+    """A non-symmetric n x n matrix with real, well separated eigenvalues."""
+    return M(
+        lambda rng: (lambda q: q @ np.diag(np.arange(1.0, n + 1) * 1.5) @ np.linalg.inv(q))(
+            rng.normal(size=(n, n)) + 2 * n**0.5 * np.eye(n)
+        )
+    )
+
+
+# ---- products ------------------------------------------------------------------------------
+
+
+@case("numpy.dot", A(4), A(4))
+def dot_vectors(a, b):
+    return np.dot(a, b)
+
+
+@case("numpy.dot", A(3, 4), A(4))
+def dot_matrix_vector(a, b):
+    return np.dot(a, b)
+
+
+@case("numpy.dot", A(3, 4), A(4, 2))
+def dot_matrices(a, b):
+    return np.dot(a, b)
+
+
+@case("numpy.dot", A(2, 3, 4), A(5, 4, 2))
+def dot_stacks(a, b):
+    return np.dot(a, b)
+
+
+@case("numpy.dot", A(3, 4), A())
+def dot_scalar(a, b):
+    return np.dot(a, b)
+
+
+@case("numpy.dot", A(3, 4), A(4))
+def dot_method(a, b):
+    return a.dot(b)
+
+
+@case("numpy.inner", A(4), A(4))
+def inner_vectors(a, b):
+    return np.inner(a, b)
+
+
+@case("numpy.inner", A(3, 4), A(4))
+def inner_matrix_vector(a, b):
+    return np.inner(a, b)
+
+
+@case("numpy.inner", A(2, 4), A(3, 5, 4))
+def inner_tensors(a, b):
+    return np.inner(a, b)
+
+
+@case("numpy.outer", A(3), A(4))
+def outer_vectors(a, b):
+    return np.outer(a, b)
+
+
+@case("numpy.outer", A(2, 3), A(4))
+def outer_flattens(a, b):
+    return np.outer(a, b)
+
+
+@case("numpy.trace", A(4, 4))
+def trace_square(a):
+    return np.trace(a)
+
+
+@case("numpy.trace", A(3, 5))
+def trace_offset(a):
+    return np.trace(a, offset=1)
+
+
+@case("numpy.trace", A(2, 4, 3))
+def trace_axes(a):
+    return np.trace(a, -1, 0, 2)
+
+
+@case("operator.matmul", A(3, 4), A(4, 2))
+def matmul_matrices(x, y):
+    return x @ y
+
+
+@case("operator.matmul", A(4), A(4, 2))
+def matmul_vector_matrix(x, y):
+    return x @ y
+
+
+@case("operator.matmul", A(3, 4), A(4))
+def matmul_matrix_vector(x, y):
+    return x @ y
+
+
+@case("operator.matmul", A(4), A(4))
+def matmul_vectors(x, y):
+    return x @ y
+
+
+@case("operator.matmul", A(2, 1, 3, 4), A(5, 4, 2))
+def matmul_broadcast_stacks(x, y):
+    return x @ y
+
+
+@case("operator.matmul", A(2, 3, 4), A(4))
+def matmul_stack_vector(x, y):
+    return np.matmul(x, y)
+
+
+@case("numpy.tensordot", A(2, 3, 4), A(3, 4, 5))
+def tensordot_default(a, b):
+    return np.tensordot(a, b)
+
+
+@case("numpy.tensordot", A(2, 3), A(3, 4))
+def tensordot_one(a, b):
+    return np.tensordot(a, b, 1)
+
+
+@case("numpy.tensordot", A(2, 3), A(4))
+def tensordot_outer(a, b):
+    return np.tensordot(a, b, axes=0)
+
+
+@case("numpy.tensordot", A(3, 2, 4), A(4, 5, 3))
+def tensordot_pairs(a, b):
+    return np.tensordot(a, b, axes=([2, 0], [0, -1]))
+
+
+@case("numpy.tensordot", A(3, 4), A(2, 3))
+def tensordot_single_pair(a, b):
+    return np.tensordot(a, b, axes=(0, 1))
+
+
+@case("numpy.einsum", A(3, 4), A(4, 2))
+def einsum_matmul(a, b):
+    return np.einsum("ij,jk->ik", a, b)
+
+
+@case("numpy.einsum", A(3, 4), A(4, 2))
+def einsum_implicit(a, b):
+    return np.einsum("ij,jk", a, b)
+
+
+@case("numpy.einsum", A(3, 4))
+def einsum_transpose_sum(a):
+    return np.einsum("ij->i", a) + np.einsum("ij->ji", a)[0]
+
+
+@case("numpy.einsum", A(3, 4))
+def einsum_same_operand(a):
+    return np.einsum("ij,ij->", a, a)
+
+
+@case("numpy.einsum", A(2, 1, 3, 4), A(5, 4, 2))
+def einsum_ellipsis_broadcast(a, b):
+    return np.einsum("...ij,...jk->...ik", a, b)
+
+
+@case("numpy.einsum", A(2, 3, 4), A(4))
+def einsum_ellipsis_implicit(a, b):
+    return np.einsum("...j,j", a, b)
+
+
+@case("numpy.einsum", A(2, 3), A(3, 4), A(4, 5))
+def einsum_chain(a, b, c):
+    return np.einsum("ij,jk,kl->il", a, b, c)
+
+
+@case("numpy.einsum", A(2), A(3), A(2), A(4))
+def einsum_four(a, b, c, d):
+    return np.einsum("i,j,i,k->jk", a, b, c, d)
+
+
+@case("numpy.einsum", A(3, 4), A(4, 2))
+def einsum_interleaved(a, b):
+    return np.einsum(a, [0, 1], b, [1, 2], [2, 0])
+
+
+@case("numpy.kron", A(2, 3), A(4, 2))
+def kron_matrices(a, b):
+    return np.kron(a, b)
+
+
+@case("numpy.kron", A(3), A(2))
+def kron_vectors(a, b):
+    return np.kron(a, b)
+
+
+@case("numpy.kron", A(3), A(2, 2))
+def kron_mixed_rank(a, b):
+    return np.kron(a, b)
+
+
+@case("numpy.cross", A(3), A(3))
+def cross_vectors(a, b):
+    return np.cross(a, b)
+
+
+@case("numpy.cross", A(4, 3), A(3))
+def cross_broadcast(a, b):
+    return np.cross(a, b)
+
+
+@case("numpy.cross", A(3, 4), A(3, 1))
+def cross_axis(a, b):
+    return np.cross(a, b, axis=0)
+
+
+# ---- norms ---------------------------------------------------------------------------------
+
+
+@case("numpy.linalg.norm", A(5))
+def norm_vector(x):
+    return np.linalg.norm(x)
+
+
+@case("numpy.linalg.norm", A(3, 4))
+def norm_axis_keepdims(x):
+    return np.linalg.norm(x, axis=1, keepdims=True)
+
+
+@case("numpy.linalg.norm", A(5))
+def norm_vector_1(x):
+    return np.linalg.norm(x, 1)
+
+
+@case("numpy.linalg.norm", A(5))
+def norm_vector_inf(x):
+    return np.linalg.norm(x, np.inf) + np.linalg.norm(x, -np.inf)
+
+
+@case("numpy.linalg.norm", A(5))
+def norm_vector_p(x):
+    return np.linalg.norm(x, ord=3) + np.linalg.norm(x, ord=2)
+
+
+@case("numpy.linalg.norm", A(3, 4))
+def norm_vector_rows(x):
+    return np.linalg.norm(x, ord=1, axis=0) + np.linalg.norm(x, np.inf, -1, True)[0]
+
+
+@case("numpy.linalg.norm", A(3, 4))
+def norm_fro(x):
+    return np.linalg.norm(x, "fro")
+
+
+@case("numpy.linalg.norm", A(3, 4))
+def norm_matrix_1_inf(x):
+    return np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf) + np.linalg.norm(x, -1) + np.linalg.norm(x, -np.inf)
+
+
+@case("numpy.linalg.norm", A(3, 4))
+def norm_spectral(x):
+    return np.linalg.norm(x, 2) + np.linalg.norm(x, -2)
+
+
+@case("numpy.linalg.norm", A(4, 3))
+def norm_nuclear(x):
+    return np.linalg.norm(x, "nuc")
+
+
+@case("numpy.linalg.norm", A(3, 2, 4))
+def norm_matrix_axes(x):
+    return np.linalg.norm(x, "fro", axis=(0, 2)) + np.linalg.norm(x, 2, axis=(2, 0))
+
+
+@case("numpy.linalg.norm", A(2, 3, 4))
+def norm_stacked_matrices(x):
+    return np.linalg.norm(x, "nuc", axis=(1, 2), keepdims=True) + np.linalg.norm(x, 1, axis=(-2, -1), keepdims=True)
+
+
+# ---- inverses, determinants, solving -------------------------------------------------------
+
+
+@case("numpy.linalg.inv", wellcond(3))
+def inv_(a):
+    return np.linalg.inv(a)
+
+
+@case("numpy.linalg.inv", stacked(wellcond(3), 2, 2))
+def inv_stacked(a):
+    return np.linalg.inv(a)
+
+
+@case("numpy.linalg.det", wellcond(3))
+def det_(a):
+    return np.linalg.det(a)
+
+
+@case("numpy.linalg.det", stacked(wellcond(3), 4))
+def det_stacked(a):
+    return np.linalg.det(a)
+
+
+@case("numpy.linalg.slogdet", wellcond(3))
+def slogdet_(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return sign * logdet
+
+
+@case("numpy.linalg.slogdet", stacked(wellcond(3), 2, 3))
+def slogdet_stacked(a):
+    return np.linalg.slogdet(a)[1]
+
+
+@case("numpy.linalg.solve", wellcond(3), A(3))
+def solve_vector(a, b):
+    return np.linalg.solve(a, b)
+
+
+@case("numpy.linalg.solve", wellcond(3), A(3, 2))
+def solve_matrix(a, b):
+    return np.linalg.solve(a, b)
+
+
+@case("numpy.linalg.solve", stacked(wellcond(3), 2), A(3))
+def solve_stack_vector(a, b):
+    return np.linalg.solve(a, b)
+
+
+@case("numpy.linalg.solve", stacked(wellcond(3), 2), A(3, 4))
+def solve_broadcast_rhs(a, b):
+    return np.linalg.solve(a, b)
+
+
+@case("numpy.linalg.solve", wellcond(3), A(2, 3, 1))
+def solve_broadcast_matrix(a, b):
+    return np.linalg.solve(a, b)
+
+
+@case("numpy.linalg.pinv", A(4, 3))
+def pinv_tall(a):
+    return np.linalg.pinv(a)
+
+
+@case("numpy.linalg.pinv", A(2, 5))
+def pinv_wide(a):
+    return np.linalg.pinv(a)
+
+
+@case("numpy.linalg.pinv", stacked(wellcond(3), 2))
+def pinv_stacked(a):
+    return np.linalg.pinv(a)
+
+
+# ---- factorizations ------------------------------------------------------------------------
+
+
+@case("numpy.linalg.cholesky", spd(4))
+def cholesky_(a):
+    return np.linalg.cholesky(a)
+
+
+@case("numpy.linalg.cholesky", stacked(spd(3), 2))
+def cholesky_stacked(a):
+    return np.linalg.cholesky(a)
+
+
+@case("numpy.linalg.eigh", spd(4))
+def eigh_values(a):
+    return np.linalg.eigh(a)[0]
+
+
+@case("numpy.linalg.eigh", spd(4))
+def eigh_vectors(a):
+    w, v = np.linalg.eigh(a)
+    return v * v[1] + w
+
+
+@case("numpy.linalg.eigh", spd(3))
+def eigh_upper(a):
+    w, v = np.linalg.eigh(a, "U")
+    return v * v[0] * w
+
+
+@case("numpy.linalg.eigh", stacked(spd(3), 2))
+def eigh_stacked(a):
+    w, v = np.linalg.eigh(a)
+    return v[:, 0] * v[:, 2] + w[:, None, :]
+
+
+@case("numpy.linalg.eig", real_eigen(3))
+def eig_values(a):
+    return np.linalg.eig(a)[0]
+
+
+@case("numpy.linalg.eig", real_eigen(4))
+def eig_vectors(a):
+    w, v = np.linalg.eig(a)
+    return v * v[2] * w
+
+
+@case("numpy.linalg.eig", stacked(real_eigen(3), 2))
+def eig_stacked(a):
+    w, v = np.linalg.eig(a)
+    return v[:, 1] * v[:, 0] + w[:, None, :]
+
+
+@case("numpy.linalg.svd", A(4, 3))
+def svd_values(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+
+@case("numpy.linalg.svd", A(4, 3))
+def svd_tall(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return u * vh[:, 1] * s
+
+
+@case("numpy.linalg.svd", A(3, 5))
+def svd_wide(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return vh * u[0][:, None] + s[:, None]
+
+
+@case("numpy.linalg.svd", A(3, 3))
+def svd_square(a):
+    u, s, vh = np.linalg.svd(a)
+    return u * vh[:, 0] + s
+
+
+@case("numpy.linalg.svd", A(2, 4, 3))
+def svd_stacked(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return u * vh[:, :, 2][:, None, :] * s[:, None, :]
