@@ -5,6 +5,7 @@ gradient; ``s2sad.source(g)`` shows that code.  See README.md and docs/architect
 """
 
 from .api import grad, hessian, hvp, jacobian, jvp, source, value_and_grad, vjp
+from .checkpointing import checkpoint
 from .errors import DifferentiationError
 from .rules import forward_rule, list_rules, reverse_rule
 
@@ -12,6 +13,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DifferentiationError",
+    "checkpoint",
     "forward_rule",
     "grad",
     "hessian",

@@ -22,6 +22,7 @@ import inspect
 
 import gast
 
+from .checkpointing import checkpoint
 from .errors import Location
 from .naming import Names, all_names, assign, const, name
 from .resolve import Namespace, dotted
@@ -454,6 +455,9 @@ class _ANF:
         builtin = self.ns.lookup(it.func) if call else None
         if isinstance(it, gast.GeneratorExp) or call and inspect.isgeneratorfunction(builtin):
             raise self.error(it, "iterating over a generator cannot be differentiated; build a list or an array first")
+        if builtin is checkpoint and call:
+            self.checkpoint_loop(node, it)
+            return
         if call == "range" and builtin is range and not it.keywords:
             self.loop(
                 node, gast.Call(func=name("range"), args=[self.atom(a) for a in it.args], keywords=[]), target, []
@@ -502,11 +506,31 @@ class _ANF:
         k = name(self.names.fresh("i"), gast.Store())
         self.loop(node, self.len_range(seq), k, [(target, seq, None)])
 
+    def checkpoint_loop(self, node, it):
+        """``for t in s2sad.checkpoint(iterable, every=k)``: the loop over ``iterable``, marked."""
+        if self.depth > 0:
+            raise self.error(it, "s2sad.checkpoint marks a loop at the top level of the function, not a nested one")
+        try:
+            bound = inspect.signature(checkpoint).bind(*it.args, **{k.arg: k.value for k in it.keywords})
+        except TypeError as exc:
+            raise self.error(it, f"s2sad.checkpoint(iterable, every=None): {exc}") from None
+        every = bound.arguments.get("every")
+        if every is not None and not (isinstance(every, gast.Constant) and every.value is None):
+            if isinstance(every, gast.Constant) and (not isinstance(every.value, int) or every.value < 1):
+                raise self.error(every, "checkpoint(every=...) takes a positive integer")
+            every = self.atom(every)
+        else:
+            every = None
+        self._checkpoint = every
+        inner = gast.For(target=node.target, iter=bound.arguments["iterable"], body=node.body, orelse=node.orelse)
+        self.s_For(gast.copy_location(inner, node))
+
     def len_range(self, seq):
         return gast.Call(func=name("range"), args=[_len(seq)], keywords=[])
 
     def loop(self, node, iter_value, target, items):
         """Emit ``for target in iter_value`` whose body first binds each (item target, sequence) element."""
+        mark = self.__dict__.pop("_checkpoint", _UNMARKED)
         self.depth += 1
         if isinstance(target, gast.Name) and target.id in self.env and self.depth == 1:
             self.depth = 0
@@ -532,7 +556,10 @@ class _ANF:
         self.in_loop -= 1
         self.depth -= 1
         block = restructure(block, self.loc)
-        self.emit(gast.For(target=index, iter=iter_value, body=block, orelse=[], type_comment=None), node)
+        loop = gast.For(target=index, iter=iter_value, body=block, orelse=[], type_comment=None)
+        if mark is not _UNMARKED:
+            loop.checkpoint = mark  # every: an atom, or None for about sqrt(n)
+        self.emit(loop, node)
 
     def atom_of(self, value, node):
         tmp = self.names.temp()
@@ -578,6 +605,9 @@ class _ANF:
             ),
             node,
         )
+
+
+_UNMARKED = object()
 
 
 def _is_pop(call) -> bool:

@@ -19,6 +19,7 @@ import copy
 
 import gast
 
+from . import checkpointing
 from . import primitives as P
 from .ir import reads, targets, walk_stmts
 from .naming import assign, const, name
@@ -540,12 +541,13 @@ class Reverse:
         it = stmt.iter
         if info["counter"] is not None:  # a loop with break ran its first n_iter iterations
             it = gast.Subscript(value=it, slice=gast.Slice(None, self.count(info), None), ctx=gast.Load())
-        return self.adjoint_loop(
-            stmt,
-            lambda code: gast.For(
-                target=stmt.target, iter=_call("reversed", it), body=code, orelse=[], type_comment=None
-            ),
-        )
+
+        def make_loop(code):
+            loop = gast.For(target=stmt.target, iter=_call("reversed", it), body=code, orelse=[], type_comment=None)
+            loop.checkpoint_of = stmt
+            return loop
+
+        return self.adjoint_loop(stmt, make_loop)
 
     def adjoint_while(self, stmt):
         info = self.loops[id(stmt)]
@@ -601,6 +603,7 @@ class Reverse:
                     )
                 loop = gast.copy_location(type(stmt)(**{f: getattr(stmt, f) for f in stmt._fields}), stmt)
                 loop.body = body
+                loop.checkpoint_of = stmt
                 out.append(loop)
                 if info["count_stack"]:
                     out.append(gast.Expr(value=_method(info["count_stack"], "append", name(info["counter"]))))
@@ -864,11 +867,12 @@ def reverse(
     keep = {id(p) for p, var in rev.pops if var in needed}
     adjoint = _drop(adjoint, {id(p) for p, _ in rev.pops} - keep)
     primal = rev.primal_block(tree.body[:-1], needed)
+    primal, carried = checkpointing.apply(rev, primal, adjoint)
     stacks = [assign(rev.stacks[v], gast.List(elts=[], ctx=gast.Load())) for v in sorted(rev.stacks) if v in needed]
     for info in rev.loops.values():
         if info["count_stack"]:
             stacks.append(assign(info["count_stack"], gast.List(elts=[], ctx=gast.Load())))
-    predefine = _predefinitions(tree, {v for v in rev.stacks if v in needed})
+    predefine = _predefinitions(tree, {v for v in rev.stacks if v in needed} | carried)
     if mode == "grad" and out not in shapes.proved_scalar:
         primal.append(gast.Expr(value=_call("expect_scalar", name(out), const(tree.name))))
     result = results[0] if len(results) == 1 and not as_tuple else gast.Tuple(elts=results, ctx=gast.Load())
