@@ -22,7 +22,7 @@ def fft(y, a, n=None, axis=-1, norm=None):
 
 @forward_rule(np.fft.fft)
 def fft(y, a, n=None, axis=-1, norm=None):
-    dy = np.fft.fft(da, n, axis, norm)
+    dy = np.fft.fft(da, n, axis=axis, norm=norm)
 
 
 @reverse_rule(np.fft.ifft)
@@ -32,7 +32,7 @@ def ifft(y, a, n=None, axis=-1, norm=None):
 
 @forward_rule(np.fft.ifft)
 def ifft(y, a, n=None, axis=-1, norm=None):
-    dy = np.fft.ifft(da, n, axis, norm)
+    dy = np.fft.ifft(da, n, axis=axis, norm=norm)
 
 
 @reverse_rule(np.fft.fft2)
@@ -42,7 +42,7 @@ def fft2(y, a, s=None, axes=(-2, -1), norm=None):
 
 @forward_rule(np.fft.fft2)
 def fft2(y, a, s=None, axes=(-2, -1), norm=None):
-    dy = np.fft.fft2(da, s, axes, norm)
+    dy = np.fft.fft2(da, s, axes=axes, norm=norm)
 
 
 @reverse_rule(np.fft.ifft2)
@@ -52,28 +52,28 @@ def ifft2(y, a, s=None, axes=(-2, -1), norm=None):
 
 @forward_rule(np.fft.ifft2)
 def ifft2(y, a, s=None, axes=(-2, -1), norm=None):
-    dy = np.fft.ifft2(da, s, axes, norm)
+    dy = np.fft.ifft2(da, s, axes=axes, norm=norm)
 
 
 # with s= and no axes, fftn transforms the last len(s) axes: by already has shape s there
 @reverse_rule(np.fft.fftn)
 def fftn(y, a, s=None, axes=None, norm=None):
-    ba += unpad(np.fft.fftn(by, s, axes, norm), a)
+    ba += unpad(np.fft.fftn(by, s, axes=axes, norm=norm), a)
 
 
 @forward_rule(np.fft.fftn)
 def fftn(y, a, s=None, axes=None, norm=None):
-    dy = np.fft.fftn(da, s, axes, norm)
+    dy = np.fft.fftn(da, s, axes=axes, norm=norm)
 
 
 @reverse_rule(np.fft.ifftn)
 def ifftn(y, a, s=None, axes=None, norm=None):
-    ba += unpad(np.fft.ifftn(by, s, axes, norm), a)
+    ba += unpad(np.fft.ifftn(by, s, axes=axes, norm=norm), a)
 
 
 @forward_rule(np.fft.ifftn)
 def ifftn(y, a, s=None, axes=None, norm=None):
-    dy = np.fft.ifftn(da, s, axes, norm)
+    dy = np.fft.ifftn(da, s, axes=axes, norm=norm)
 
 
 # ---- real transforms ----------------------------------------------------------------------
@@ -86,7 +86,7 @@ def rfft(y, a, n=None, axis=-1, norm=None):
 
 @forward_rule(np.fft.rfft)
 def rfft(y, a, n=None, axis=-1, norm=None):
-    dy = np.fft.rfft(da, n, axis, norm)
+    dy = np.fft.rfft(da, n, axis=axis, norm=norm)
 
 
 @reverse_rule(np.fft.irfft)
@@ -96,7 +96,7 @@ def irfft(y, a, n=None, axis=-1, norm=None):
 
 @forward_rule(np.fft.irfft)
 def irfft(y, a, n=None, axis=-1, norm=None):
-    dy = np.fft.irfft(da, n, axis, norm)
+    dy = np.fft.irfft(da, n, axis=axis, norm=norm)
 
 
 # ---- shifts: permutations, each the other's inverse -----------------------------------------
@@ -104,19 +104,19 @@ def irfft(y, a, n=None, axis=-1, norm=None):
 
 @reverse_rule(np.fft.fftshift)
 def fftshift(y, x, axes=None):
-    bx += np.fft.ifftshift(by, axes)
+    bx += np.fft.ifftshift(by, axes=axes)
 
 
 @forward_rule(np.fft.fftshift)
 def fftshift(y, x, axes=None):
-    dy = np.fft.fftshift(dx, axes)
+    dy = np.fft.fftshift(dx, axes=axes)
 
 
 @reverse_rule(np.fft.ifftshift)
 def ifftshift(y, x, axes=None):
-    bx += np.fft.fftshift(by, axes)
+    bx += np.fft.fftshift(by, axes=axes)
 
 
 @forward_rule(np.fft.ifftshift)
 def ifftshift(y, x, axes=None):
-    dy = np.fft.ifftshift(dx, axes)
+    dy = np.fft.ifftshift(dx, axes=axes)

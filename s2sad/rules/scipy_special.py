@@ -1,9 +1,15 @@
 """``scipy.special`` functions, registered only when SciPy imports.  Elementwise, so inputs
-broadcast like NumPy's ufuncs; ``logsumexp`` is a reduction with ``axis``/``keepdims``."""
+broadcast like NumPy's ufuncs; ``logsumexp`` is a reduction with ``axis``/``keepdims``.
+
+Generated code imports only numpy, math and s2sad's runtime, so templates call SciPy through the
+runtime helper ``polygamma(n, x)`` (digamma for ``n = 0``), which has a rule of its own: derivatives
+of derivatives work.
+"""
 
 import numpy as np
 
-from ..runtime import unreduce  # noqa: F401  (names used in templates)
+from .. import runtime
+from ..runtime import polygamma, unreduce  # noqa: F401  (names used in templates)
 from .registry import ELEMENTWISE, REDUCTION, forward_rule, reverse_rule
 
 try:
@@ -48,19 +54,35 @@ if sp is not None:
 
     @reverse_rule(sp.gammaln, kind=ELEMENTWISE, name="scipy.special.gammaln")
     def gammaln(y, x):
-        bx += by * sp.digamma(x)
+        bx += by * polygamma(0, x)
 
     @forward_rule(sp.gammaln, kind=ELEMENTWISE, name="scipy.special.gammaln")
     def gammaln(y, x):
-        dy = dx * sp.digamma(x)
+        dy = dx * polygamma(0, x)
 
     @reverse_rule(sp.digamma, kind=ELEMENTWISE, name="scipy.special.digamma")
     def digamma(y, x):
-        bx += by * sp.polygamma(1, x)
+        bx += by * polygamma(1, x)
 
     @forward_rule(sp.digamma, kind=ELEMENTWISE, name="scipy.special.digamma")
     def digamma(y, x):
-        dy = dx * sp.polygamma(1, x)
+        dy = dx * polygamma(1, x)
+
+    @reverse_rule(sp.polygamma, kind=ELEMENTWISE, name="scipy.special.polygamma")
+    def scipy_polygamma(y, n, x):
+        bx += by * polygamma(n + 1, x)
+
+    @forward_rule(sp.polygamma, kind=ELEMENTWISE, name="scipy.special.polygamma")
+    def scipy_polygamma(y, n, x):
+        dy = dx * polygamma(n + 1, x)
+
+    @reverse_rule(runtime.polygamma, kind=ELEMENTWISE, name="s2sad.runtime.polygamma")
+    def runtime_polygamma(y, n, x):  # not named polygamma: the template calls the helper
+        bx += by * polygamma(n + 1, x)
+
+    @forward_rule(runtime.polygamma, kind=ELEMENTWISE, name="s2sad.runtime.polygamma")
+    def runtime_polygamma(y, n, x):  # not named polygamma: the template calls the helper
+        dy = dx * polygamma(n + 1, x)
 
     # x log(y), 0 where x == 0: d/dx = log(y), d/dy = x / y
     @reverse_rule(sp.xlogy, kind=ELEMENTWISE, name="scipy.special.xlogy")

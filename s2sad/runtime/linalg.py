@@ -40,6 +40,7 @@ __all__ = [
     "unpad",
     "unrfft",
     "unirfft",
+    "polygamma",
 ]
 
 
@@ -428,3 +429,14 @@ def unirfft(g, a, n=None, axis=-1, norm=None):
     if n % 2 == 0:
         w[-1] = 1.0
     return unpad(np.moveaxis(half * w, -1, axis), a)
+
+
+# ---- scipy.special -------------------------------------------------------------------------
+
+
+def polygamma(n, x):
+    """``scipy.special.polygamma(n, x)``, the n-th derivative of digamma (``n = 0``: digamma, the
+    derivative of gammaln).  SciPy is imported here, when a derivative of its functions runs."""
+    import scipy.special
+
+    return scipy.special.polygamma(n, x)
