@@ -8,6 +8,7 @@ keeps the real part for a real input.
 
 import numpy as np
 
+from .. import runtime
 from ..runtime import unirfft, unpad, unrfft  # noqa: F401  (names used in templates)
 from .registry import forward_rule, reverse_rule
 
@@ -120,3 +121,14 @@ def ifftshift(y, x, axes=None):
 @forward_rule(np.fft.ifftshift)
 def ifftshift(y, x, axes=None):
     dy = np.fft.ifftshift(dx, axes=axes)
+
+
+# unpad(g, a) crops/pads g to a's shape (real part for a real a): its adjoint goes back to g's
+@reverse_rule(runtime.unpad, name="s2sad.runtime.unpad")
+def unpad_(y, g, a):
+    bg += unpad(by, g)
+
+
+@forward_rule(runtime.unpad, name="s2sad.runtime.unpad")
+def unpad_(y, g, a):
+    dy = unpad(dg, a)

@@ -9,6 +9,7 @@ norms) live in ``s2sad/runtime/linalg.py``, one helper each with its formula.
 
 import numpy as np
 
+from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
     eigengaps,
     mT,
@@ -296,3 +297,56 @@ def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
 @forward_rule(np.linalg.svd)
 def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
     dy = svd_tangent(da, a, y, full_matrices, compute_uv, hermitian)
+
+
+# ---- the linear runtime helpers above, so derivative code can be differentiated again ---------
+
+
+@reverse_rule(runtime.mT, name="s2sad.runtime.mT")
+def matrix_transpose(y, a):
+    ba += mT(by)
+
+
+@forward_rule(runtime.mT, name="s2sad.runtime.mT")
+def matrix_transpose(y, a):
+    dy = mT(da)
+
+
+@reverse_rule(runtime.phi, name="s2sad.runtime.phi")
+def lower_half_diagonal(y, a):
+    ba += phi(by)
+
+
+@forward_rule(runtime.phi, name="s2sad.runtime.phi")
+def lower_half_diagonal(y, a):
+    dy = phi(da)
+
+
+@reverse_rule(runtime.symmetrize, name="s2sad.runtime.symmetrize")
+def symmetrize_(y, a, uplo=None):
+    ba += unsymmetrize(by, uplo)
+
+
+@forward_rule(runtime.symmetrize, name="s2sad.runtime.symmetrize")
+def symmetrize_(y, a, uplo=None):
+    dy = symmetrize(da, uplo)
+
+
+@reverse_rule(runtime.unsymmetrize, name="s2sad.runtime.unsymmetrize")
+def unsymmetrize_(y, g, uplo=None):
+    bg += symmetrize(by, uplo)
+
+
+@forward_rule(runtime.unsymmetrize, name="s2sad.runtime.unsymmetrize")
+def unsymmetrize_(y, g, uplo=None):
+    dy = unsymmetrize(dg, uplo)
+
+
+@reverse_rule(runtime.untrace, name="s2sad.runtime.untrace")
+def untrace_(y, g, a, offset=0, axis1=0, axis2=1):
+    bg += np.trace(by, offset, axis1, axis2)
+
+
+@forward_rule(runtime.untrace, name="s2sad.runtime.untrace")
+def untrace_(y, g, a, offset=0, axis1=0, axis2=1):
+    dy = untrace(dg, a, offset, axis1, axis2)

@@ -4,6 +4,8 @@ several multiply by complex constants on the way so the adjoints' complex parts 
 
 import numpy as np
 
+from s2sad.runtime import unpad
+
 from . import A, case
 
 # ---- complex transforms -------------------------------------------------------------------
@@ -155,3 +157,19 @@ def ifftshift_(x):
 @case("numpy.fft.ifftshift", A(3, 4))
 def ifftshift_axes(x):
     return np.fft.ifftshift(x, axes=(0, 1)) ** 2
+
+
+# ---- runtime helpers (what derivative code calls), for derivatives of derivatives -----------
+
+SHAPE_34 = np.zeros((3, 4))
+SHAPE_25 = np.zeros((2, 5))
+
+
+@case("s2sad.runtime.unpad", A(4, 3))
+def unpad_crop_pad(g):
+    return unpad(g, SHAPE_34) + unpad(g * (1 + 2j), SHAPE_34)
+
+
+@case("s2sad.runtime.unpad", A(2, 5))
+def unpad_same_shape(g):
+    return unpad(g, SHAPE_25) * g

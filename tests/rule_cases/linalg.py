@@ -5,6 +5,8 @@ allows them.  Functions of eigen- and singular vectors are invariant under each 
 
 import numpy as np
 
+from s2sad.runtime import mT, phi, symmetrize, unsymmetrize, untrace
+
 from . import A, M, case, spd, wellcond
 
 
@@ -447,3 +449,43 @@ def svd_square(a):
 def svd_stacked(a):
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     return u * vh[:, :, 2][:, None, :] * s[:, None, :]
+
+
+# ---- runtime helpers (what derivative code calls), for derivatives of derivatives -----------
+
+SHAPE_243 = np.zeros((2, 4, 3))
+
+
+@case("s2sad.runtime.mT", A(2, 3, 4))
+def mT_(a):
+    return mT(a)
+
+
+@case("s2sad.runtime.phi", A(2, 3, 3))
+def phi_(a):
+    return phi(a)
+
+
+@case("s2sad.runtime.symmetrize", A(3, 3))
+def symmetrize_lower(a):
+    return symmetrize(a)
+
+
+@case("s2sad.runtime.symmetrize", A(2, 3, 3))
+def symmetrize_upper(a):
+    return symmetrize(a, "U")
+
+
+@case("s2sad.runtime.unsymmetrize", A(3, 3))
+def unsymmetrize_lower(g):
+    return unsymmetrize(g)
+
+
+@case("s2sad.runtime.unsymmetrize", A(2, 3, 3))
+def unsymmetrize_upper(g):
+    return unsymmetrize(g, "U")
+
+
+@case("s2sad.runtime.untrace", A(3, 3))
+def untrace_(g):
+    return untrace(g, SHAPE_243, 1, 0, 2)
