@@ -272,7 +272,7 @@ def uncholesky(g, chol):
     return unsymmetrize(s)
 
 
-def eigengaps(w):
+def eigengaps(w, what="eigenvectors have no derivative at repeated eigenvalues"):
     """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it, for eigenvalues ``w``; raises
     where the eigenvectors have no derivative (repeated or complex eigenvalues)."""
     if np.iscomplexobj(w):
@@ -284,7 +284,7 @@ def eigengaps(w):
     off = ~np.eye(np.shape(w)[-1], dtype=bool)
     scale = np.max(np.abs(w), initial=0.0) * np.shape(w)[-1] * np.finfo(float).eps
     if np.any(np.abs(diff[..., off]) <= scale):
-        raise ValueError("s2sad: eigenvectors have no derivative at repeated eigenvalues")
+        raise ValueError(f"s2sad: {what}")
     return np.where(off, 1.0 / np.where(off, diff, 1.0), 0.0)
 
 
@@ -323,6 +323,9 @@ def _svd_check(a, full_matrices, compute_uv, hermitian):
         raise ValueError("s2sad differentiates np.linalg.svd of real matrices with hermitian=False only")
 
 
+_REPEATED_SINGULAR = "singular vectors have no derivative at repeated singular values"
+
+
 def unsvd(g, a, y, full_matrices=True, compute_uv=True, hermitian=False):
     """Adjoint of ``a`` in ``y = np.linalg.svd(a, full_matrices, compute_uv)`` (real ``a``; Townsend 2016):
     ``ā = u [F*(uᵀū - ūᵀu) s + diag(s̄) + s F*(vᵀv̄ - v̄ᵀv)] vᵀ + (I - uuᵀ) ū s⁻¹ vᵀ + u s⁻¹ v̄ᵀ (I - vvᵀ)``,
@@ -337,7 +340,7 @@ def unsvd(g, a, y, full_matrices=True, compute_uv=True, hermitian=False):
     v, gv = mT(vh), mT(gvh)
     inner = np.expand_dims(gs, -2) * np.eye(np.shape(s)[-1])
     if np.any(gu) or np.any(gv):
-        f = eigengaps(s * s)
+        f = eigengaps(s * s, _REPEATED_SINGULAR)
         m, n = np.shape(a)[-2:]
         if m != n:
             _nonzero(s, "a singular vector of a rank-deficient non-square matrix")
@@ -364,7 +367,7 @@ def svd_tangent(da, a, y, full_matrices=True, compute_uv=True, hermitian=False):
     v = mT(vh)
     p = mT(u) @ da @ v
     ds = np.diagonal(p, axis1=-2, axis2=-1)
-    f = eigengaps(s * s)
+    f = eigengaps(s * s, _REPEATED_SINGULAR)
     sm = np.expand_dims(s, -2)
     du = u @ (f * (p * sm + mT(sm) * mT(p)))
     dv = v @ (f * (mT(sm) * p + mT(p) * sm))
