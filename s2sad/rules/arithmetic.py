@@ -1,4 +1,7 @@
-"""Arithmetic: the operators ``+ - * / ** @`` and unary ``-``/``+``, with their NumPy ufunc twins."""
+"""Arithmetic: the operators ``+ - * / ** % @`` and unary ``-``/``+``, with their NumPy ufunc twins.
+
+Floor division (``//``, ``np.floor_divide``) is piecewise constant: it is registered as
+nondifferentiable in ``nondifferentiable.py``."""
 
 import operator
 
@@ -65,6 +68,30 @@ def pow(z, x, y):
 @forward_rule(operator.pow, np.power, kind=ELEMENTWISE)
 def pow(z, x, y):
     dz = dx * y * x ** (y - 1) + dy * z * np.log(x)
+
+
+@reverse_rule(operator.mod, np.remainder, kind=ELEMENTWISE)
+def mod(z, x, y):
+    """x % y = x - floor(x / y) * y, with floor(x / y) locally constant."""
+    bx += bz
+    by -= bz * np.floor(x / y)
+
+
+@forward_rule(operator.mod, np.remainder, kind=ELEMENTWISE)
+def mod(z, x, y):
+    dz = dx - dy * np.floor(x / y)
+
+
+@reverse_rule(np.fmod, kind=ELEMENTWISE)
+def fmod(z, x, y):
+    """fmod(x, y) = x - trunc(x / y) * y, with trunc(x / y) locally constant."""
+    bx += bz
+    by -= bz * np.trunc(x / y)
+
+
+@forward_rule(np.fmod, kind=ELEMENTWISE)
+def fmod(z, x, y):
+    dz = dx - dy * np.trunc(x / y)
 
 
 # ---- unary -------------------------------------------------------------------------------

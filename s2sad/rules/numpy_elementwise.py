@@ -5,6 +5,7 @@ import builtins
 
 import numpy as np
 
+from ..runtime import match_complex  # noqa: F401  (names used in templates)
 from .registry import ELEMENTWISE, forward_rule, reverse_rule
 
 # fmt: off
@@ -191,6 +192,173 @@ def reciprocal(y, x):
     dy = -dx * y * y
 
 
+@reverse_rule(np.exp2, kind=ELEMENTWISE)
+def exp2(y, x):
+    bx += by * y * np.log(2)
+
+
+@forward_rule(np.exp2, kind=ELEMENTWISE)
+def exp2(y, x):
+    dy = dx * y * np.log(2)
+
+
+@reverse_rule(np.log2, kind=ELEMENTWISE)
+def log2(y, x):
+    bx += by / (x * np.log(2))
+
+
+@forward_rule(np.log2, kind=ELEMENTWISE)
+def log2(y, x):
+    dy = dx / (x * np.log(2))
+
+
+@reverse_rule(np.log10, kind=ELEMENTWISE)
+def log10(y, x):
+    bx += by / (x * np.log(10))
+
+
+@forward_rule(np.log10, kind=ELEMENTWISE)
+def log10(y, x):
+    dy = dx / (x * np.log(10))
+
+
+@reverse_rule(np.cbrt, kind=ELEMENTWISE)
+def cbrt(y, x):
+    """Infinite at x == 0, like the derivative of x ** (1/3)."""
+    bx += by / (3 * y * y)
+
+
+@forward_rule(np.cbrt, kind=ELEMENTWISE)
+def cbrt(y, x):
+    dy = dx / (3 * y * y)
+
+
+@reverse_rule(np.arcsinh, kind=ELEMENTWISE)
+def arcsinh(y, x):
+    bx += by / np.sqrt(x * x + 1)
+
+
+@forward_rule(np.arcsinh, kind=ELEMENTWISE)
+def arcsinh(y, x):
+    dy = dx / np.sqrt(x * x + 1)
+
+
+@reverse_rule(np.arccosh, kind=ELEMENTWISE)
+def arccosh(y, x):
+    bx += by / np.sqrt(x * x - 1)
+
+
+@forward_rule(np.arccosh, kind=ELEMENTWISE)
+def arccosh(y, x):
+    dy = dx / np.sqrt(x * x - 1)
+
+
+@reverse_rule(np.arctanh, kind=ELEMENTWISE)
+def arctanh(y, x):
+    bx += by / (1 - x * x)
+
+
+@forward_rule(np.arctanh, kind=ELEMENTWISE)
+def arctanh(y, x):
+    dy = dx / (1 - x * x)
+
+
+@reverse_rule(np.sinc, kind=ELEMENTWISE)
+def sinc(y, x):
+    """sinc(x) = sin(pi x) / (pi x): the derivative (cos(pi x) - sinc(x)) / x is 0 at x == 0."""
+    bx += by * (np.cos(np.pi * x) - y) / np.where(x == 0, 1.0, x)
+
+
+@forward_rule(np.sinc, kind=ELEMENTWISE)
+def sinc(y, x):
+    dy = dx * (np.cos(np.pi * x) - y) / np.where(x == 0, 1.0, x)
+
+
+@reverse_rule(np.deg2rad, np.radians, kind=ELEMENTWISE)
+def deg2rad(y, x):
+    bx += by * (np.pi / 180)
+
+
+@forward_rule(np.deg2rad, np.radians, kind=ELEMENTWISE)
+def deg2rad(y, x):
+    dy = dx * (np.pi / 180)
+
+
+@reverse_rule(np.rad2deg, np.degrees, kind=ELEMENTWISE)
+def rad2deg(y, x):
+    bx += by * (180 / np.pi)
+
+
+@forward_rule(np.rad2deg, np.degrees, kind=ELEMENTWISE)
+def rad2deg(y, x):
+    dy = dx * (180 / np.pi)
+
+
+@reverse_rule(np.nan_to_num, kind=ELEMENTWISE)
+def nan_to_num(y, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """Replaced entries (NaN, +-inf) are constants: no derivative flows through them."""
+    bx += by * np.isfinite(x)
+
+
+@forward_rule(np.nan_to_num, kind=ELEMENTWISE)
+def nan_to_num(y, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    dy = dx * np.isfinite(x)
+
+
+# ---- complex parts (adjoints follow autograd: a real input gets a real adjoint) ----------
+
+
+@reverse_rule(np.real, kind=ELEMENTWISE)
+def real(y, val):
+    bval += match_complex(by, val)
+
+
+@forward_rule(np.real, kind=ELEMENTWISE)
+def real(y, val):
+    dy = np.real(dval)
+
+
+@reverse_rule(np.imag, kind=ELEMENTWISE)
+def imag(y, val):
+    bval += match_complex(-1j * by, val)
+
+
+@forward_rule(np.imag, kind=ELEMENTWISE)
+def imag(y, val):
+    dy = np.imag(dval)
+
+
+@reverse_rule(np.conjugate, kind=ELEMENTWISE)
+def conjugate(y, x):
+    bx += np.conjugate(by)
+
+
+@forward_rule(np.conjugate, kind=ELEMENTWISE)
+def conjugate(y, x):
+    dy = np.conjugate(dx)
+
+
+@reverse_rule(np.real_if_close, kind=ELEMENTWISE)
+def real_if_close(y, a, tol=100):
+    ba += match_complex(by, a)
+
+
+@forward_rule(np.real_if_close, kind=ELEMENTWISE)
+def real_if_close(y, a, tol=100):
+    dy = match_complex(da, y)
+
+
+@reverse_rule(np.angle, kind=ELEMENTWISE)
+def angle(y, z, deg=False):
+    """angle(z) = Im(log z); it is locally constant (0 or pi) on the real line."""
+    bz += match_complex(by * np.conj(z * 1j) / np.abs(z) ** 2, z) * (180 / np.pi if deg else 1.0)
+
+
+@forward_rule(np.angle, kind=ELEMENTWISE)
+def angle(y, z, deg=False):
+    dy = np.imag(dz / z) * (180 / np.pi if deg else 1.0)
+
+
 # ---- binary ------------------------------------------------------------------------------
 
 
@@ -214,6 +382,52 @@ def hypot(z, x, y):
 @forward_rule(np.hypot, kind=ELEMENTWISE)
 def hypot(z, x, y):
     dz = (dx * x + dy * y) / z
+
+
+@reverse_rule(np.logaddexp, kind=ELEMENTWISE)
+def logaddexp(z, x1, x2):
+    bx1 += bz * np.exp(x1 - z)
+    bx2 += bz * np.exp(x2 - z)
+
+
+@forward_rule(np.logaddexp, kind=ELEMENTWISE)
+def logaddexp(z, x1, x2):
+    dz = dx1 * np.exp(x1 - z) + dx2 * np.exp(x2 - z)
+
+
+@reverse_rule(np.logaddexp2, kind=ELEMENTWISE)
+def logaddexp2(z, x1, x2):
+    bx1 += bz * 2 ** (x1 - z)
+    bx2 += bz * 2 ** (x2 - z)
+
+
+@forward_rule(np.logaddexp2, kind=ELEMENTWISE)
+def logaddexp2(z, x1, x2):
+    dz = dx1 * 2 ** (x1 - z) + dx2 * 2 ** (x2 - z)
+
+
+@reverse_rule(np.fmax, kind=ELEMENTWISE)
+def fmax(z, x1, x2):
+    """Like maximum (ties split equally), but a NaN loses: the other argument takes the derivative."""
+    bx1 += bz * ((x1 > x2) + 0.5 * (x1 == x2) + np.isnan(x2))
+    bx2 += bz * ((x2 > x1) + 0.5 * (x1 == x2) + np.isnan(x1))
+
+
+@forward_rule(np.fmax, kind=ELEMENTWISE)
+def fmax(z, x1, x2):
+    dz = dx1 * ((x1 > x2) + 0.5 * (x1 == x2) + np.isnan(x2)) + dx2 * ((x2 > x1) + 0.5 * (x1 == x2) + np.isnan(x1))
+
+
+@reverse_rule(np.fmin, kind=ELEMENTWISE)
+def fmin(z, x1, x2):
+    """Like minimum (ties split equally), but a NaN loses: the other argument takes the derivative."""
+    bx1 += bz * ((x1 < x2) + 0.5 * (x1 == x2) + np.isnan(x2))
+    bx2 += bz * ((x2 < x1) + 0.5 * (x1 == x2) + np.isnan(x1))
+
+
+@forward_rule(np.fmin, kind=ELEMENTWISE)
+def fmin(z, x1, x2):
+    dz = dx1 * ((x1 < x2) + 0.5 * (x1 == x2) + np.isnan(x2)) + dx2 * ((x2 < x1) + 0.5 * (x1 == x2) + np.isnan(x1))
 
 
 @reverse_rule(np.maximum, kind=ELEMENTWISE)

@@ -4,7 +4,17 @@ import builtins
 
 import numpy as np
 
-from ..runtime import unextremum, unprod, unreduce, unsum_items  # noqa: F401  (names used in templates)
+from ..runtime import (  # noqa: F401  (names used in templates)
+    cumprod_tangent,
+    spread_weights,
+    unbroadcast,
+    uncumprod,
+    unextremum,
+    unprod,
+    unreduce,
+    unspread_weights,
+    unsum_items,
+)
 from .registry import REDUCTION, forward_rule, reverse_rule
 
 # fmt: off
@@ -37,7 +47,7 @@ def prod(y, a, axis=None, keepdims=False):
 
 @forward_rule(np.prod, kind=REDUCTION)
 def prod(y, a, axis=None, keepdims=False):
-    dy = np.sum(unprod(1.0, a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
+    dy = np.sum(unprod(np.ones_like(y), a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
 
 
 @reverse_rule(np.max, np.amax, kind=REDUCTION)
@@ -47,7 +57,7 @@ def max(y, a, axis=None, keepdims=False):
 
 @forward_rule(np.max, np.amax, kind=REDUCTION)
 def max(y, a, axis=None, keepdims=False):
-    dy = np.sum(unextremum(1.0, a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
+    dy = np.sum(unextremum(np.ones_like(y), a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
 
 
 @reverse_rule(np.min, np.amin, kind=REDUCTION)
@@ -57,7 +67,7 @@ def min(y, a, axis=None, keepdims=False):
 
 @forward_rule(np.min, np.amin, kind=REDUCTION)
 def min(y, a, axis=None, keepdims=False):
-    dy = np.sum(unextremum(1.0, a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
+    dy = np.sum(unextremum(np.ones_like(y), a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
 
 
 @reverse_rule(np.var, kind=REDUCTION)
@@ -83,9 +93,69 @@ def std(y, a, axis=None, ddof=0, keepdims=False):
 @reverse_rule(builtins.sum)
 def sum(y, iterable, start=0):
     biterable += unsum_items(by, iterable)
-    bstart += by
+    bstart += unbroadcast(by, start)
 
 
 @forward_rule(builtins.sum)
 def sum(y, iterable, start=0):
     dy = builtins.sum(diterable) + dstart
+
+
+@reverse_rule(np.nansum, kind=REDUCTION)
+def nansum(y, a, axis=None, dtype=None, out=None, keepdims=False):
+    """NaN entries count as constant zeros."""
+    ba += unreduce(by, a, axis, keepdims) * ~np.isnan(a)
+
+
+@forward_rule(np.nansum, kind=REDUCTION)
+def nansum(y, a, axis=None, dtype=None, out=None, keepdims=False):
+    dy = np.sum(np.where(np.isnan(a), 0.0, da), axis=axis, keepdims=keepdims)
+
+
+@reverse_rule(np.nanmean, kind=REDUCTION)
+def nanmean(y, a, axis=None, dtype=None, out=None, keepdims=False):
+    """The mean of the entries that are not NaN; NaN entries get no derivative."""
+    ba += unreduce(by / np.sum(~np.isnan(a), axis=axis, keepdims=keepdims), a, axis, keepdims) * ~np.isnan(a)
+
+
+@forward_rule(np.nanmean, kind=REDUCTION)
+def nanmean(y, a, axis=None, dtype=None, out=None, keepdims=False):
+    dy = np.nanmean(np.where(np.isnan(a), np.nan, da), axis=axis, keepdims=keepdims)
+
+
+@reverse_rule(np.average, kind=REDUCTION)
+def average(y, a, axis=None, weights=None, *, keepdims=False):
+    """sum(w a) / sum(w); ``returned=True`` (a tuple) is not differentiated."""
+    w = spread_weights(a, weights, axis)
+    ba += unreduce(by, a, axis, keepdims) * w / np.sum(w, axis=axis, keepdims=True)
+    bweights += unspread_weights(unreduce(by, a, axis, keepdims) * (a - unreduce(y, a, axis, keepdims)) / np.sum(w, axis=axis, keepdims=True), a, weights, axis)
+
+
+@forward_rule(np.average, kind=REDUCTION)
+def average(y, a, axis=None, weights=None, *, keepdims=False):
+    w = spread_weights(a, weights, axis)
+    dy = (np.sum(da * w, axis=axis, keepdims=keepdims) + np.sum(spread_weights(a, dweights, axis) * (a - unreduce(y, a, axis, keepdims)), axis=axis, keepdims=keepdims)) / np.sum(w, axis=axis, keepdims=keepdims)
+
+
+# ---- cumulative: same shape as the input (flattened when axis is None) ----------------------
+
+
+@reverse_rule(np.cumsum)
+def cumsum(y, a, axis=None, dtype=None, out=None):
+    ba += np.reshape(np.flip(np.cumsum(np.flip(by, axis), axis), axis), np.shape(a))
+
+
+@forward_rule(np.cumsum)
+def cumsum(y, a, axis=None, dtype=None, out=None):
+    dy = np.cumsum(da, axis)
+
+
+@reverse_rule(np.cumprod)
+def cumprod(y, a, axis=None, dtype=None, out=None):
+    """Exact with zeros in ``a`` (the product of the other factors, not y / a)."""
+    ba += uncumprod(by, a, y, axis)
+
+
+@forward_rule(np.cumprod)
+def cumprod(y, a, axis=None, dtype=None, out=None):
+    dy = cumprod_tangent(da, a, y, axis)

@@ -1,12 +1,36 @@
-"""Operations that only move elements: transpose, reshape, ravel, squeeze, expand_dims,
-concatenate, stack.  All are linear; each adjoint moves the elements back."""
+"""Operations that move, copy, select or join elements: transposes, reshapes, flips, joins and
+splits, sorting, indexing, padding, and array construction.  All are linear in the differentiated
+input (sorting and partitioning move elements by a permutation that is locally constant), so each
+adjoint moves the elements back, summing where one element was copied to several places."""
 
 import builtins
 import operator
 
 import numpy as np
 
-from ..runtime import unconcatenate, unstack, untranspose  # noqa: F401  (names used in templates)
+from ..runtime import (  # noqa: F401  (names used in templates)
+    broadcast_like,
+    is_inexact,
+    rollaxis_axes,
+    unarray,
+    unbroadcast,
+    uncolumn_stack,
+    unconcatenate,
+    undiag,
+    undiagonal,
+    undiff,
+    undstack,
+    ungradient,
+    unhstack,
+    unpad,
+    unrepeat,
+    unstack,
+    untake,
+    untake_along_axis,
+    untile,
+    untranspose,
+    unvstack,
+)
 from .registry import forward_rule, reverse_rule
 
 # fmt: off
@@ -82,6 +106,377 @@ def stack(y, arrays, axis=0):
     dy = np.stack(darrays, axis)
 
 
+@reverse_rule(np.hstack)
+def hstack(y, tup):
+    btup += unhstack(by, tup)
+
+
+@forward_rule(np.hstack)
+def hstack(y, tup):
+    dy = np.hstack(dtup)
+
+
+@reverse_rule(np.vstack)
+def vstack(y, tup):
+    btup += unvstack(by, tup)
+
+
+@forward_rule(np.vstack)
+def vstack(y, tup):
+    dy = np.vstack(dtup)
+
+
+@reverse_rule(np.dstack)
+def dstack(y, tup):
+    btup += undstack(by, tup)
+
+
+@forward_rule(np.dstack)
+def dstack(y, tup):
+    dy = np.dstack(dtup)
+
+
+@reverse_rule(np.column_stack)
+def column_stack(y, tup):
+    btup += uncolumn_stack(by, tup)
+
+
+@forward_rule(np.column_stack)
+def column_stack(y, tup):
+    dy = np.column_stack(dtup)
+
+
+# ---- splits: list outputs ------------------------------------------------------------------
+
+
+@reverse_rule(np.split)
+def split(y, ary, indices_or_sections, axis=0):
+    bary += np.concatenate(by, axis)
+
+
+@forward_rule(np.split)
+def split(y, ary, indices_or_sections, axis=0):
+    dy = np.split(dary, indices_or_sections, axis)
+
+
+@reverse_rule(np.array_split)
+def array_split(y, ary, indices_or_sections, axis=0):
+    bary += np.concatenate(by, axis)
+
+
+@forward_rule(np.array_split)
+def array_split(y, ary, indices_or_sections, axis=0):
+    dy = np.array_split(dary, indices_or_sections, axis)
+
+
+@reverse_rule(np.hsplit)
+def hsplit(y, ary, indices_or_sections):
+    bary += np.hstack(by)
+
+
+@forward_rule(np.hsplit)
+def hsplit(y, ary, indices_or_sections):
+    dy = np.hsplit(dary, indices_or_sections)
+
+
+@reverse_rule(np.vsplit)
+def vsplit(y, ary, indices_or_sections):
+    bary += np.vstack(by)
+
+
+@forward_rule(np.vsplit)
+def vsplit(y, ary, indices_or_sections):
+    dy = np.vsplit(dary, indices_or_sections)
+
+
+@reverse_rule(np.dsplit)
+def dsplit(y, ary, indices_or_sections):
+    bary += np.dstack(by)
+
+
+@forward_rule(np.dsplit)
+def dsplit(y, ary, indices_or_sections):
+    dy = np.dsplit(dary, indices_or_sections)
+
+
+# ---- axes ----------------------------------------------------------------------------------
+
+
+@reverse_rule(np.moveaxis)
+def moveaxis(y, a, source, destination):
+    ba += np.moveaxis(by, destination, source)
+
+
+@forward_rule(np.moveaxis)
+def moveaxis(y, a, source, destination):
+    dy = np.moveaxis(da, source, destination)
+
+
+@reverse_rule(np.swapaxes)
+def swapaxes(y, a, axis1, axis2):
+    ba += np.swapaxes(by, axis1, axis2)
+
+
+@forward_rule(np.swapaxes)
+def swapaxes(y, a, axis1, axis2):
+    dy = np.swapaxes(da, axis1, axis2)
+
+
+@reverse_rule(np.rollaxis)
+def rollaxis(y, a, axis, start=0):
+    ba += untranspose(by, rollaxis_axes(np.ndim(a), axis, start))
+
+
+@forward_rule(np.rollaxis)
+def rollaxis(y, a, axis, start=0):
+    dy = np.rollaxis(da, axis, start)
+
+
+@reverse_rule(np.atleast_1d)
+def atleast_1d(y, ary):
+    """One array; several (a list out) are not differentiated."""
+    bary += np.reshape(by, np.shape(ary))
+
+
+@forward_rule(np.atleast_1d)
+def atleast_1d(y, ary):
+    dy = np.atleast_1d(dary)
+
+
+@reverse_rule(np.atleast_2d)
+def atleast_2d(y, ary):
+    """One array; several (a list out) are not differentiated."""
+    bary += np.reshape(by, np.shape(ary))
+
+
+@forward_rule(np.atleast_2d)
+def atleast_2d(y, ary):
+    dy = np.atleast_2d(dary)
+
+
+@reverse_rule(np.atleast_3d)
+def atleast_3d(y, ary):
+    """One array; several (a list out) are not differentiated."""
+    bary += np.reshape(by, np.shape(ary))
+
+
+@forward_rule(np.atleast_3d)
+def atleast_3d(y, ary):
+    dy = np.atleast_3d(dary)
+
+
+# ---- copies: broadcast, tile, repeat --------------------------------------------------------
+
+
+@reverse_rule(np.broadcast_to)
+def broadcast_to(y, array, shape):
+    barray += unbroadcast(by, array)
+
+
+@forward_rule(np.broadcast_to)
+def broadcast_to(y, array, shape):
+    dy = np.broadcast_to(darray, shape)
+
+
+@reverse_rule(np.tile)
+def tile(y, A, reps):
+    bA += untile(by, A, reps)
+
+
+@forward_rule(np.tile)
+def tile(y, A, reps):
+    dy = np.tile(dA, reps)
+
+
+@reverse_rule(np.repeat)
+def repeat(y, a, repeats, axis=None):
+    ba += unrepeat(by, a, repeats, axis)
+
+
+@forward_rule(np.repeat)
+def repeat(y, a, repeats, axis=None):
+    dy = np.repeat(da, repeats, axis)
+
+
+@reverse_rule(np.pad)
+def pad(y, array, pad_width, mode="constant", constant_values=0):
+    """Modes that copy elements (constant, edge, reflect, symmetric, wrap); a scalar constant_values."""
+    g = unpad(by, array, pad_width, mode)
+    barray += g
+    bconstant_values += np.sum(by) - np.sum(g)
+
+
+@forward_rule(np.pad)
+def pad(y, array, pad_width, mode="constant", constant_values=0):
+    dy = np.pad(darray, pad_width, mode) + dconstant_values * (1 - np.pad(np.ones(np.shape(array)), pad_width, mode))
+
+
+# ---- reordering ------------------------------------------------------------------------------
+
+
+@reverse_rule(np.flip)
+def flip(y, m, axis=None):
+    bm += np.flip(by, axis)
+
+
+@forward_rule(np.flip)
+def flip(y, m, axis=None):
+    dy = np.flip(dm, axis)
+
+
+@reverse_rule(np.fliplr)
+def fliplr(y, m):
+    bm += np.fliplr(by)
+
+
+@forward_rule(np.fliplr)
+def fliplr(y, m):
+    dy = np.fliplr(dm)
+
+
+@reverse_rule(np.flipud)
+def flipud(y, m):
+    bm += np.flipud(by)
+
+
+@forward_rule(np.flipud)
+def flipud(y, m):
+    dy = np.flipud(dm)
+
+
+@reverse_rule(np.rot90)
+def rot90(y, m, k=1, axes=(0, 1)):
+    bm += np.rot90(by, -k, axes)
+
+
+@forward_rule(np.rot90)
+def rot90(y, m, k=1, axes=(0, 1)):
+    dy = np.rot90(dm, k, axes)
+
+
+@reverse_rule(np.roll)
+def roll(y, a, shift, axis=None):
+    ba += np.roll(by, np.negative(shift), axis)
+
+
+@forward_rule(np.roll)
+def roll(y, a, shift, axis=None):
+    dy = np.roll(da, shift, axis)
+
+
+@reverse_rule(np.sort)
+def sort(y, a, axis=-1, kind=None, order=None):
+    """Each element's derivative follows it to its sorted place (ties: in stable order)."""
+    ba += untake_along_axis(by, a, np.argsort(a, axis, kind="stable"), axis)
+
+
+@forward_rule(np.sort)
+def sort(y, a, axis=-1, kind=None, order=None):
+    dy = np.take_along_axis(da, np.argsort(a, axis, kind="stable"), axis)
+
+
+@reverse_rule(np.partition)
+def partition(y, a, kth, axis=-1, kind="introselect", order=None):
+    """Each element's derivative follows it to where np.argpartition puts it."""
+    ba += untake_along_axis(by, a, np.argpartition(a, kth, axis), axis)
+
+
+@forward_rule(np.partition)
+def partition(y, a, kth, axis=-1, kind="introselect", order=None):
+    dy = np.take_along_axis(da, np.argpartition(a, kth, axis), axis)
+
+
+# ---- diagonals and triangles -----------------------------------------------------------------
+
+
+@reverse_rule(np.diag)
+def diag(y, v, k=0):
+    bv += undiag(by, v, k)
+
+
+@forward_rule(np.diag)
+def diag(y, v, k=0):
+    dy = np.diag(dv, k)
+
+
+@reverse_rule(np.diagonal)
+def diagonal(y, a, offset=0, axis1=0, axis2=1):
+    ba += undiagonal(by, a, offset, axis1, axis2)
+
+
+@forward_rule(np.diagonal)
+def diagonal(y, a, offset=0, axis1=0, axis2=1):
+    dy = np.diagonal(da, offset, axis1, axis2)
+
+
+@reverse_rule(np.tril)
+def tril(y, m, k=0):
+    bm += np.tril(by, k)
+
+
+@forward_rule(np.tril)
+def tril(y, m, k=0):
+    dy = np.tril(dm, k)
+
+
+@reverse_rule(np.triu)
+def triu(y, m, k=0):
+    bm += np.triu(by, k)
+
+
+@forward_rule(np.triu)
+def triu(y, m, k=0):
+    dy = np.triu(dm, k)
+
+
+# ---- differences -----------------------------------------------------------------------------
+
+
+@reverse_rule(np.diff)
+def diff(y, a, n=1, axis=-1):
+    """Without prepend/append."""
+    ba += undiff(by, a, n, axis)
+
+
+@forward_rule(np.diff)
+def diff(y, a, n=1, axis=-1):
+    dy = np.diff(da, n, axis)
+
+
+@reverse_rule(np.gradient)
+def gradient(y, f, *, axis=None, edge_order=1):
+    """Unit spacing (no spacing arguments); a list out when f has several axes."""
+    bf += ungradient(by, f, axis, edge_order)
+
+
+@forward_rule(np.gradient)
+def gradient(y, f, *, axis=None, edge_order=1):
+    dy = np.gradient(df, axis=axis, edge_order=edge_order)
+
+
+# ---- indexing ----------------------------------------------------------------------------
+
+
+@reverse_rule(np.take)
+def take(y, a, indices, axis=None, out=None, mode="raise"):
+    ba += untake(by, a, indices, axis, mode)
+
+
+@forward_rule(np.take)
+def take(y, a, indices, axis=None, out=None, mode="raise"):
+    dy = np.take(da, indices, axis, mode=mode)
+
+
+@reverse_rule(np.take_along_axis)
+def take_along_axis(y, arr, indices, axis):
+    barr += untake_along_axis(by, arr, indices, axis)
+
+
+@forward_rule(np.take_along_axis)
+def take_along_axis(y, arr, indices, axis):
+    dy = np.take_along_axis(darr, indices, axis)
+
+
 # ---- indexing ----------------------------------------------------------------------------
 
 
@@ -116,3 +511,72 @@ def to_float(y, x=0.0):
 @forward_rule(builtins.float)
 def to_float(y, x=0.0):
     dy = float(dx)
+
+
+@reverse_rule(np.astype)
+def astype(y, x, dtype, copy=True):
+    """Casting to an integer or bool type carries no derivative (like floor); to a float type, all of it."""
+    bx += by * is_inexact(dtype)
+
+
+@forward_rule(np.astype)
+def astype(y, x, dtype, copy=True):
+    dy = dx * is_inexact(dtype)
+
+
+@reverse_rule(np.array)
+def array(y, object, dtype=None, *, copy=True, ndmin=0):
+    """Of an array, or of (nested) lists of arrays and floats; adjoints go back to each element."""
+    bobject += unarray(by, object)
+
+
+@forward_rule(np.array)
+def array(y, object, dtype=None, *, copy=True, ndmin=0):
+    dy = np.array(dobject, ndmin=ndmin)
+
+
+@reverse_rule(np.asarray)
+def asarray(y, a, dtype=None):
+    ba += unarray(by, a)
+
+
+@forward_rule(np.asarray)
+def asarray(y, a, dtype=None):
+    dy = np.asarray(da)
+
+
+# ---- constant arrays of a differentiated value --------------------------------------------------
+
+
+@reverse_rule(np.full)
+def full(y, shape, fill_value, dtype=None):
+    bfill_value += unbroadcast(by, fill_value)
+
+
+@forward_rule(np.full)
+def full(y, shape, fill_value, dtype=None):
+    dy = np.full(shape, dfill_value)
+
+
+@reverse_rule(np.full_like)
+def full_like(y, a, fill_value, dtype=None):
+    """Depends on fill_value only (the values of a give just the shape and dtype)."""
+    bfill_value += unbroadcast(by, fill_value)
+
+
+@forward_rule(np.full_like)
+def full_like(y, a, fill_value, dtype=None):
+    dy = np.full(np.shape(a), dfill_value)
+
+
+@reverse_rule(np.linspace)
+def linspace(y, start, stop, num=50, endpoint=True, *, axis=0):
+    """Without retstep; y = start + t (stop - start) with t = linspace(0, 1)."""
+    t = np.linspace(0.0 * start, 1.0 + 0.0 * stop, num, endpoint, axis=axis)
+    bstart += unbroadcast(np.sum(by * (1 - t), axis=axis), start)
+    bstop += unbroadcast(np.sum(by * t, axis=axis), stop)
+
+
+@forward_rule(np.linspace)
+def linspace(y, start, stop, num=50, endpoint=True, *, axis=0):
+    dy = np.linspace(dstart, dstop, num, endpoint, axis=axis)
