@@ -25,7 +25,7 @@ from .ir import reads, targets, walk_stmts
 from .naming import assign, const, name
 from .reverse import _call, _method
 from .rules.registry import ELEMENTWISE, public_name
-from .template import substitute, template_locals, to_node
+from .template import as_nodes, operands, substitute, template_locals, to_node
 
 _ZERO = "__s2sad_zero__"  # stands for a symbolic-zero tangent inside an instantiated template
 _LIVE = "__s2sad_tangent_"  # prefix standing for a nonzero tangent, until the template is simplified
@@ -234,7 +234,7 @@ class Forward:
         error = None
         for template in rule.forward:
             try:
-                mapping = template.bind(op.args, op.keywords)
+                mapping = as_nodes(template.bind(op.args, op.keywords))
                 break
             except TypeError as exc:
                 error = exc
@@ -289,7 +289,7 @@ class Forward:
         if out in used:
             return expr
         have = self.shapes.broadcast(atoms)
-        want = self.shapes.broadcast([a for a in mapping.values() if isinstance(a, gast.AST)])
+        want = self.shapes.broadcast(operands(mapping))
         if have is not None and have == want:
             return expr
         return _call("broadcast_like", expr, name(out))

@@ -78,6 +78,12 @@ def _assigned(stmts) -> set[str]:
         for n in gast.walk(s):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 out.add(n.id)
+            elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):  # bt[1] = v changes bt
+                base = n.value
+                while isinstance(base, gast.Subscript):
+                    base = base.value
+                if isinstance(base, gast.Name):
+                    out.add(base.id)
             elif isinstance(n, gast.Call):  # add_at(bx, ...), lst.append(v): may change their arguments
                 out.update(a.id for a in n.args if isinstance(a, gast.Name))
                 if isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):

@@ -25,7 +25,7 @@ from .ir import reads, targets, walk_stmts
 from .naming import assign, const, name
 from .optimize import fold
 from .rules.registry import ELEMENTWISE, public_name
-from .template import substitute, template_locals, to_node
+from .template import as_nodes, operands, substitute, template_locals, to_node
 
 _LIVE_AT_START = object()
 
@@ -390,7 +390,7 @@ class Reverse:
         mapping = None
         for template in rule.reverse:
             try:
-                mapping = template.bind(op.args, op.keywords)
+                mapping = as_nodes(template.bind(op.args, op.keywords))
                 break
             except TypeError as exc:
                 error = exc
@@ -425,7 +425,7 @@ class Reverse:
             result.append(assign(tmp, name(bout)))
             last = [(a, i, s, substitute(e, {bout: tmp})) for a, i, s, e in last]
         # an elementwise result has the broadcast shape of its inputs, whatever else its name may hold
-        value_shape = self.shapes.broadcast([a for a in mapping.values() if isinstance(a, gast.AST)])
+        value_shape = self.shapes.broadcast(operands(mapping))
         for item in code + last:
             if isinstance(item, gast.AST):
                 result.append(item)

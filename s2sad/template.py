@@ -18,6 +18,25 @@ def to_node(value):
     return const(value)
 
 
+def as_nodes(mapping: dict) -> dict:
+    """A template's bound arguments with Python defaults (``None``, ``"L"``, ``(0, 1)``) as constants,
+    so that only names stand for names when the template is instantiated."""
+    return {k: v if isinstance(v, gast.AST) else to_node(v) for k, v in mapping.items()}
+
+
+def operands(mapping: dict) -> list:
+    """The bound arguments that are values of the computation (names and numbers), not options such as
+    ``axis=None`` or ``UPLO="L"``: their shapes make an elementwise result's shape."""
+    return [
+        a
+        for a in mapping.values()
+        if isinstance(a, gast.Name)
+        or isinstance(a, gast.Constant)
+        and isinstance(a.value, (int, float, complex))
+        and not isinstance(a.value, bool)
+    ]
+
+
 def substitute(node, mapping: dict):
     """Copy of ``node`` with each Name in ``mapping`` replaced by (a copy of) its expression."""
     node = copy.deepcopy(node)

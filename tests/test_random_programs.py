@@ -64,7 +64,7 @@ def programs(draw):
             lines.append("items = []")
             lines.append(f"for i in range({draw(st.integers(1, 3))}):")
             lines.append(f"    items.append({a} * (i + 1.0) + {b})")
-            lines.append(f"{target} = np.sum(np.stack(items) ** 2, axis=0) + sum(items)")
+            lines.append(f"{target} = np.sum(np.tanh(np.stack(items)) ** 2, axis=0) + sum(items)")
         elif kind == "setitem":
             lines.append(f"{target} = np.zeros(3)")
             lines.append("for i in range(3):")
@@ -102,6 +102,8 @@ def test_random_programs_match_finite_differences(tmp_path, source, seed):
     args = [rng.normal(size=3), rng.normal(size=3), float(rng.normal())]
     got = s2sad.grad(f, wrt=(0, 1, 2))(*args)
     for i in range(3):
-        assert_close(got[i], numeric_grad(f, args, i), rtol=1e-4, atol=1e-5)
+        expected = numeric_grad(f, args, i)
+        # finite differences lose digits in proportion to the largest entry, not to each entry
+        assert_close(got[i], expected, rtol=1e-4, atol=1e-5 * max(1.0, float(np.max(np.abs(expected)))))
     assert isinstance(got[2], float)
     check_forward_agrees(f, args, (0, 1, 2), got)
