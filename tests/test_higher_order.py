@@ -190,3 +190,29 @@ def test_hessian_needs_one_argument():
 def test_jacobian_mode_is_checked():
     with pytest.raises(s2sad.DifferentiationError, match="forward"):
         s2sad.jacobian(vector_field, mode="sideways")
+
+
+def logabsdet(a):
+    return np.linalg.slogdet(a)[1]
+
+
+def test_hessian_through_a_tuple_valued_primitive():
+    """Regression: the gradient writes bt[1] into a list; differentiating it again must not reuse the
+    value bt[1] had before that write."""
+    a = rng.normal(size=(3, 3)) + 3 * np.eye(3)
+    H = s2sad.hessian(logabsdet)(a)
+    assert_close(H, numeric_grad(s2sad.grad(logabsdet), [a], 0), rtol=1e-6, atol=1e-8)
+
+
+def eigh_upper(a):
+    w, v = np.linalg.eigh(a, UPLO="U")
+    return np.sum(w * w)
+
+
+def test_string_options_of_primitives_stay_strings():
+    a = rng.normal(size=(3, 3))
+    s = a + a.T
+    g = s2sad.grad(eigh_upper)(s)
+    # eigh(UPLO="U") reads the upper triangle only: so does its gradient
+    assert_close(g, numeric_grad(eigh_upper, [s], 0), rtol=1e-6, atol=1e-7)
+    assert np.all(np.tril(g, -1) == 0)
