@@ -22,7 +22,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     undstack,
     ungradient,
     unhstack,
-    unpad,
+    unpad_array,
     unrepeat,
     unstack,
     untake,
@@ -235,7 +235,7 @@ def rollaxis(y, a, axis, start=0):
 @reverse_rule(np.atleast_1d)
 def atleast_1d(y, ary):
     """One array; several (a list out) are not differentiated."""
-    bary += np.reshape(by, np.shape(ary))
+    bary += unarray(by, ary)
 
 
 @forward_rule(np.atleast_1d)
@@ -246,7 +246,7 @@ def atleast_1d(y, ary):
 @reverse_rule(np.atleast_2d)
 def atleast_2d(y, ary):
     """One array; several (a list out) are not differentiated."""
-    bary += np.reshape(by, np.shape(ary))
+    bary += unarray(by, ary)
 
 
 @forward_rule(np.atleast_2d)
@@ -257,7 +257,7 @@ def atleast_2d(y, ary):
 @reverse_rule(np.atleast_3d)
 def atleast_3d(y, ary):
     """One array; several (a list out) are not differentiated."""
-    bary += np.reshape(by, np.shape(ary))
+    bary += unarray(by, ary)
 
 
 @forward_rule(np.atleast_3d)
@@ -301,7 +301,7 @@ def repeat(y, a, repeats, axis=None):
 @reverse_rule(np.pad)
 def pad(y, array, pad_width, mode="constant", constant_values=0):
     """Modes that copy elements (constant, edge, reflect, symmetric, wrap); a scalar constant_values."""
-    g = unpad(by, array, pad_width, mode)
+    g = unpad_array(by, array, pad_width, mode)
     barray += g
     bconstant_values += np.sum(by) - np.sum(g)
 

@@ -19,7 +19,7 @@ __all__ = [
     "untile",
     "undiag",
     "undiagonal",
-    "unpad",
+    "unpad_array",
     "undiff",
     "ungradient",
     "uncumprod",
@@ -137,7 +137,7 @@ def undiagonal(g, a, offset=0, axis1=0, axis2=1):
 _PAD_COPY_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
 
 
-def unpad(g, array, pad_width, mode="constant"):
+def unpad_array(g, array, pad_width, mode="constant"):
     """Adjoint of ``np.pad(array, pad_width, mode)`` for the modes that copy elements (constant, edge,
     reflect, symmetric, wrap): each element sums the adjoints of its copies."""
     if mode not in _PAD_COPY_MODES:
