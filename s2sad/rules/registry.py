@@ -22,6 +22,7 @@ term holding a zero tangent is zero.  Passes never name a primitive: they read t
 from __future__ import annotations
 
 import inspect
+import sys
 import textwrap
 from dataclasses import dataclass, field
 
@@ -71,6 +72,7 @@ class Rule:
     reverse: list = field(default_factory=list)  # Templates, tried in order (overloads by arity)
     forward: list = field(default_factory=list)
     differentiable: bool = True
+    module: str = ""  # the module that registered it first: its family (s2sad.rules.shape_ops)
 
     @property
     def modes(self) -> tuple[str, ...]:
@@ -107,12 +109,12 @@ def lookup(obj) -> Rule | None:
         return None
 
 
-def _rule_for(primitives, kind, name=None) -> Rule:
+def _rule_for(primitives, kind, name=None, module="") -> Rule:
     first = primitives[0]
     name = name or public_name(first)
     rule = RULES.get(name)
     if rule is None:
-        rule = RULES[name] = Rule(name, tuple(primitives), kind)
+        rule = RULES[name] = Rule(name, tuple(primitives), kind, module=module)
     for p in primitives:
         _BY_ID[id(p)] = rule
         _KEEP.append(p)
@@ -124,7 +126,7 @@ def reverse_rule(*primitives, kind: str = OTHER, name: str | None = None):
     """Register the decorated template as the adjoint of ``primitives``."""
 
     def register(fn):
-        _rule_for(primitives, kind, name).reverse.append(Template(fn))
+        _rule_for(primitives, kind, name, fn.__module__).reverse.append(Template(fn))
         return fn
 
     return register
@@ -134,7 +136,7 @@ def forward_rule(*primitives, kind: str = OTHER, name: str | None = None):
     """Register the decorated template as the tangent of ``primitives``."""
 
     def register(fn):
-        _rule_for(primitives, kind, name).forward.append(Template(fn))
+        _rule_for(primitives, kind, name, fn.__module__).forward.append(Template(fn))
         return fn
 
     return register
@@ -142,8 +144,9 @@ def forward_rule(*primitives, kind: str = OTHER, name: str | None = None):
 
 def nondifferentiable(*primitives, name: str | None = None):
     """Declare primitives whose output carries no derivative (floor, comparisons, argmax, shape)."""
+    module = sys._getframe(1).f_globals.get("__name__", "")
     for p in primitives:
-        rule = _rule_for((p,), OTHER, name if len(primitives) == 1 else None)
+        rule = _rule_for((p,), OTHER, name if len(primitives) == 1 else None, module)
         rule.differentiable = False
 
 
