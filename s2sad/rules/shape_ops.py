@@ -8,10 +8,13 @@ import operator
 
 import numpy as np
 
+from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
     broadcast_like,
     is_inexact,
+    match_complex,
     rollaxis_axes,
+    spread_weights,
     unarray,
     unbroadcast,
     uncolumn_stack,
@@ -24,6 +27,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     unhstack,
     unpad_array,
     unrepeat,
+    unspread_weights,
     unstack,
     untake,
     untake_along_axis,
@@ -31,7 +35,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     untranspose,
     unvstack,
 )
-from .registry import forward_rule, reverse_rule
+from .registry import forward_rule, nondifferentiable, reverse_rule
 
 # fmt: off
 
@@ -580,3 +584,180 @@ def linspace(y, start, stop, num=50, endpoint=True, *, axis=0):
 @forward_rule(np.linspace)
 def linspace(y, start, stop, num=50, endpoint=True, *, axis=0):
     dy = np.linspace(dstart, dstop, num, endpoint, axis=axis)
+
+
+# ---- the runtime helpers these rules call, so derivative code can be differentiated again --------
+# Each is linear in the adjoint g it moves (the other arguments give shapes or positions), so its
+# tangent applies it to dg and its adjoint is the primal operation it undoes.
+nondifferentiable(runtime.is_inexact, name="s2sad.runtime.is_inexact")
+nondifferentiable(runtime.rollaxis_axes, name="s2sad.runtime.rollaxis_axes")
+
+
+@forward_rule(runtime.match_complex, name="s2sad.runtime.match_complex")
+def match_complex(z, g, x):
+    dz = match_complex(dg, x)
+
+
+@reverse_rule(runtime.match_complex, name="s2sad.runtime.match_complex")
+def match_complex(z, g, x):
+    bg += match_complex(bz, g)
+
+
+@forward_rule(runtime.unarray, name="s2sad.runtime.unarray")
+def unarray(z, g, obj):
+    dz = unarray(dg, obj)
+
+
+@reverse_rule(runtime.unarray, name="s2sad.runtime.unarray")
+def unarray(z, g, obj):
+    bg += np.reshape(np.array(bz), np.shape(g))
+
+
+@forward_rule(runtime.untake, name="s2sad.runtime.untake")
+def untake(z, g, a, indices, axis=None, mode="raise"):
+    dz = untake(dg, a, indices, axis, mode)
+
+
+@reverse_rule(runtime.untake, name="s2sad.runtime.untake")
+def untake(z, g, a, indices, axis=None, mode="raise"):
+    bg += np.take(bz, indices, axis, mode=mode)
+
+
+@forward_rule(runtime.untake_along_axis, name="s2sad.runtime.untake_along_axis")
+def untake_along_axis(z, g, a, indices, axis):
+    dz = untake_along_axis(dg, a, indices, axis)
+
+
+@reverse_rule(runtime.untake_along_axis, name="s2sad.runtime.untake_along_axis")
+def untake_along_axis(z, g, a, indices, axis):
+    bg += np.take_along_axis(bz, indices, axis)
+
+
+@forward_rule(runtime.unrepeat, name="s2sad.runtime.unrepeat")
+def unrepeat(z, g, a, repeats, axis=None):
+    dz = unrepeat(dg, a, repeats, axis)
+
+
+@reverse_rule(runtime.unrepeat, name="s2sad.runtime.unrepeat")
+def unrepeat(z, g, a, repeats, axis=None):
+    bg += np.repeat(bz, repeats, axis)
+
+
+@forward_rule(runtime.untile, name="s2sad.runtime.untile")
+def untile(z, g, a, reps):
+    dz = untile(dg, a, reps)
+
+
+@reverse_rule(runtime.untile, name="s2sad.runtime.untile")
+def untile(z, g, a, reps):
+    bg += np.reshape(np.tile(bz, reps), np.shape(g))
+
+
+@forward_rule(runtime.undiag, name="s2sad.runtime.undiag")
+def undiag(z, g, v, k=0):
+    dz = undiag(dg, v, k)
+
+
+@reverse_rule(runtime.undiag, name="s2sad.runtime.undiag")
+def undiag(z, g, v, k=0):
+    bg += np.diag(bz, k)
+
+
+@forward_rule(runtime.undiagonal, name="s2sad.runtime.undiagonal")
+def undiagonal(z, g, a, offset=0, axis1=0, axis2=1):
+    dz = undiagonal(dg, a, offset, axis1, axis2)
+
+
+@reverse_rule(runtime.undiagonal, name="s2sad.runtime.undiagonal")
+def undiagonal(z, g, a, offset=0, axis1=0, axis2=1):
+    bg += np.diagonal(bz, offset, axis1, axis2)
+
+
+@forward_rule(runtime.unpad_array, name="s2sad.runtime.unpad_array")
+def unpad_array(z, g, array, pad_width, mode="constant"):
+    dz = unpad_array(dg, array, pad_width, mode)
+
+
+@reverse_rule(runtime.unpad_array, name="s2sad.runtime.unpad_array")
+def unpad_array(z, g, array, pad_width, mode="constant"):
+    bg += np.pad(bz, pad_width, mode)
+
+
+@forward_rule(runtime.undiff, name="s2sad.runtime.undiff")
+def undiff(z, g, a, n=1, axis=-1):
+    dz = undiff(dg, a, n, axis)
+
+
+@reverse_rule(runtime.undiff, name="s2sad.runtime.undiff")
+def undiff(z, g, a, n=1, axis=-1):
+    bg += np.diff(bz, n, axis)
+
+
+@forward_rule(runtime.ungradient, name="s2sad.runtime.ungradient")
+def ungradient(z, g, f, axis=None, edge_order=1):
+    dz = ungradient(dg, f, axis, edge_order)
+
+
+@reverse_rule(runtime.ungradient, name="s2sad.runtime.ungradient")
+def ungradient(z, g, f, axis=None, edge_order=1):
+    bg += np.gradient(bz, axis=axis, edge_order=edge_order)
+
+
+@forward_rule(runtime.unhstack, name="s2sad.runtime.unhstack")
+def unhstack(z, g, xs):
+    dz = unhstack(dg, xs)
+
+
+@reverse_rule(runtime.unhstack, name="s2sad.runtime.unhstack")
+def unhstack(z, g, xs):
+    bg += np.hstack(bz)
+
+
+@forward_rule(runtime.unvstack, name="s2sad.runtime.unvstack")
+def unvstack(z, g, xs):
+    dz = unvstack(dg, xs)
+
+
+@reverse_rule(runtime.unvstack, name="s2sad.runtime.unvstack")
+def unvstack(z, g, xs):
+    bg += np.vstack(bz)
+
+
+@forward_rule(runtime.undstack, name="s2sad.runtime.undstack")
+def undstack(z, g, xs):
+    dz = undstack(dg, xs)
+
+
+@reverse_rule(runtime.undstack, name="s2sad.runtime.undstack")
+def undstack(z, g, xs):
+    bg += np.dstack(bz)
+
+
+@forward_rule(runtime.uncolumn_stack, name="s2sad.runtime.uncolumn_stack")
+def uncolumn_stack(z, g, xs):
+    dz = uncolumn_stack(dg, xs)
+
+
+@reverse_rule(runtime.uncolumn_stack, name="s2sad.runtime.uncolumn_stack")
+def uncolumn_stack(z, g, xs):
+    bg += np.column_stack(bz)
+
+
+@forward_rule(runtime.spread_weights, name="s2sad.runtime.spread_weights")
+def spread_weights(z, a, weights=None, axis=None):
+    dz = spread_weights(a, dweights, axis)
+
+
+@reverse_rule(runtime.spread_weights, name="s2sad.runtime.spread_weights")
+def spread_weights(z, a, weights=None, axis=None):
+    bweights += unspread_weights(bz, a, weights, axis)
+
+
+@forward_rule(runtime.unspread_weights, name="s2sad.runtime.unspread_weights")
+def unspread_weights(z, g, a, weights, axis=None):
+    dz = unspread_weights(dg, a, weights, axis)
+
+
+@reverse_rule(runtime.unspread_weights, name="s2sad.runtime.unspread_weights")
+def unspread_weights(z, g, a, weights, axis=None):
+    bg += spread_weights(a, bz, axis)

@@ -256,7 +256,7 @@ def spread_weights(a, weights=None, axis=None):
     shape = np.shape(a)
     if weights is None:
         w = np.ones(shape)
-    elif np.ndim(weights) == 1 and len(shape) > 1:
+    elif np.ndim(weights) == 1 and len(shape) > 1 and axis is not None:
         w = np.broadcast_to(np.reshape(weights, _along(axis % len(shape), len(shape))), shape)
     else:
         w = np.broadcast_to(weights, shape)
@@ -266,7 +266,7 @@ def spread_weights(a, weights=None, axis=None):
 def unspread_weights(g, a, weights, axis=None):
     """The part of ``g`` (shaped like ``a``) that belongs to the weights: summed back to their shape."""
     shape = np.shape(a)
-    if np.ndim(weights) == 1 and len(shape) > 1:
+    if np.ndim(weights) == 1 and len(shape) > 1 and axis is not None:
         ax = axis % len(shape)
         return np.sum(g, axis=tuple(k for k in range(len(shape)) if k != ax))
     lead = len(shape) - np.ndim(weights)
