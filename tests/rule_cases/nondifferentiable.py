@@ -90,7 +90,7 @@ def argextremes(x):
 @case("numpy.argsort", A(5))
 @case("numpy.argpartition", A(5))
 def argorders(x):
-    return x[np.argsort(x)] * x[x.argsort()] + x[np.argpartition(x, 2)[2]]
+    return x[np.argsort(x)] * x[x.argsort()] + x[np.argpartition(x, 2)[2]] + x[x.argpartition(1)[1]]
 
 
 @case("numpy.nonzero", A(3, 4))
@@ -102,7 +102,7 @@ def positions(x):
 
 @case("numpy.searchsorted", A(5))
 def searchsorted_(x):
-    return x * np.searchsorted(np.array([-1.0, 0.0, 1.0]), x)
+    return x * np.searchsorted(np.array([-1.0, 0.0, 1.0]), x) + x * np.sort(x).searchsorted(x)
 
 
 @case("numpy.shape", A(3, 4))

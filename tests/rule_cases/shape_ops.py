@@ -302,7 +302,7 @@ def gradient_matrix(x):
 
 @case("numpy.take", A(3, 4))
 def take_(x):
-    return np.take(x, [0, 2, 2, -1]) + np.take(x, [1, 1], axis=1).sum()
+    return np.take(x, [0, 2, 2, -1]) + np.take(x, [1, 1], axis=1).sum() + x.take([3, 3, 0, 1])
 
 
 @case("numpy.take", A(5))
