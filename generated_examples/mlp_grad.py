@@ -102,7 +102,7 @@ def unreduce(g, x, axis=None, keepdims=False):
     shape = np.shape(x)
     if not shape:  # a reduction of a scalar: the adjoint is a scalar too (a float for a float)
         return g[()] if isinstance(g, np.ndarray) else g
-    if axis is not None and not keepdims:
+    if axis is not None and not keepdims and np.ndim(g):
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
     if isinstance(g, float) and np.size(x) <= _SMALL:

@@ -8,6 +8,7 @@ from .api import grad, hessian, hvp, jacobian, jvp, source, value_and_grad, vjp
 from .checkpointing import checkpoint
 from .errors import DifferentiationError
 from .rules import forward_rule, list_rules, reverse_rule
+from .rules.nondifferentiable import stop_gradient
 
 __version__ = "0.1.0"
 
@@ -23,6 +24,7 @@ __all__ = [
     "list_rules",
     "reverse_rule",
     "source",
+    "stop_gradient",
     "value_and_grad",
     "vjp",
 ]

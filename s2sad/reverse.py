@@ -19,7 +19,7 @@ import copy
 
 import gast
 
-from . import checkpointing
+from . import checkpointing, runtime
 from . import primitives as P
 from .ir import reads, targets, walk_stmts
 from .naming import assign, const, name
@@ -779,7 +779,7 @@ def _fresh_arrays(body, ns) -> set[str]:
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call):
             obj = ns.lookup(s.value.func)
-            if any(obj is getattr(np, f, None) for f in _FRESH) or obj in (list,):
+            if any(obj is getattr(np, f, None) for f in _FRESH) or obj in (list, runtime.zeros_like):
                 fresh.add(s.targets[0].id)
             elif isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "copy":
                 fresh.add(s.targets[0].id)

@@ -47,7 +47,7 @@ def prod(y, a, axis=None, keepdims=False):
 
 @forward_rule(np.prod, kind=REDUCTION)
 def prod(y, a, axis=None, keepdims=False):
-    dy = np.sum(unprod(np.ones_like(y), a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
+    dy = np.sum(unprod(1.0, a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
 
 
 @reverse_rule(np.max, np.amax, kind=REDUCTION)
@@ -57,7 +57,7 @@ def max(y, a, axis=None, keepdims=False):
 
 @forward_rule(np.max, np.amax, kind=REDUCTION)
 def max(y, a, axis=None, keepdims=False):
-    dy = np.sum(unextremum(np.ones_like(y), a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
+    dy = np.sum(unextremum(1.0, a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
 
 
 @reverse_rule(np.min, np.amin, kind=REDUCTION)
@@ -67,7 +67,7 @@ def min(y, a, axis=None, keepdims=False):
 
 @forward_rule(np.min, np.amin, kind=REDUCTION)
 def min(y, a, axis=None, keepdims=False):
-    dy = np.sum(unextremum(np.ones_like(y), a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
+    dy = np.sum(unextremum(1.0, a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
 
 
 @reverse_rule(np.var, kind=REDUCTION)

@@ -62,7 +62,7 @@ def unreduce(g, x, axis=None, keepdims=False):
     shape = np.shape(x)
     if not shape:  # a reduction of a scalar: the adjoint is a scalar too (a float for a float)
         return g[()] if isinstance(g, np.ndarray) else g
-    if axis is not None and not keepdims:
+    if axis is not None and not keepdims and np.ndim(g):
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
     if isinstance(g, float) and np.size(x) <= _SMALL:
@@ -190,7 +190,8 @@ def unextremum(g, x, y, axis=None, keepdims=False):
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         axes = tuple(a % np.ndim(x) for a in axes)
-        y, g = np.expand_dims(y, axes), np.expand_dims(g, axes)
+        y = np.expand_dims(y, axes)
+        g = np.expand_dims(g, axes) if np.ndim(g) else g
     mask = np.asarray(x) == y
     count = np.add.reduce(mask, axis=axis, keepdims=True)
     return mask * (g / count)
