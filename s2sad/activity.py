@@ -55,26 +55,23 @@ def _shape_only_reads(stmt, ns) -> set[str]:
 
 def activity(tree: gast.FunctionDef, wrt: list[str], ns) -> set[str]:
     stmts = list(walk_stmts(tree.body))
-    pairs = _flows(stmts, ns)
-    varied = set(wrt)
-    changed = True
-    while changed:
-        changed = False
-        for ins, outs in pairs:
-            if any(i in varied for i in ins):
-                for o in outs:
-                    if o not in varied:
-                        varied.add(o)
-                        changed = True
-    ret = tree.body[-1]
-    useful = set(reads(ret))
-    changed = True
-    while changed:
-        changed = False
-        for ins, outs in pairs:
-            if any(o in useful for o in outs):
-                for i in ins:
-                    if i not in useful:
-                        useful.add(i)
-                        changed = True
+    forward, backward = {}, {}
+    for ins, outs in _flows(stmts, ns):
+        for i in ins:
+            forward.setdefault(i, set()).update(outs)
+        for o in outs:
+            backward.setdefault(o, set()).update(ins)
+    varied = _reach(set(wrt), forward)
+    useful = _reach(set(reads(tree.body[-1])), backward)
     return varied & useful
+
+
+def _reach(start: set[str], edges: dict) -> set[str]:
+    """Every name reachable from ``start`` along ``edges`` (a graph search: linear in the code)."""
+    seen, todo = set(start), list(start)
+    while todo:
+        for nxt in edges.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen

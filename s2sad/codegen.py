@@ -53,7 +53,13 @@ def to_source(tree) -> str:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             text = astor.to_source(node, pretty_source=_one_line)
-        if ast.dump(ast.parse(text)) == ast.dump(ast.parse(ast.unparse(node))):
+        def parsed(source):
+            module = ast.parse(source)
+            return module.body[0] if isinstance(node, ast.stmt) else module
+
+        reparsed = ast.dump(parsed(text))
+        # the same tree as the one printed (usually), or as ast.unparse's text gives (normalized)
+        if reparsed == ast.dump(node) or reparsed == ast.dump(parsed(ast.unparse(node))):
             return text
     except Exception:  # noqa: BLE001 - astor raises many kinds of errors on syntax it does not know
         pass

@@ -7,11 +7,11 @@ import gast
 
 def reads(node) -> list[str]:
     """Names a statement or expression reads, in order (duplicates kept out)."""
-    seen = []
+    seen = {}  # a dict keeps the order and answers membership in constant time
     for n in gast.walk(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in seen:
-            seen.append(n.id)
-    return seen
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            seen[n.id] = None
+    return list(seen)
 
 
 def targets(stmt) -> list[str]:

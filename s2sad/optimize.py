@@ -17,47 +17,15 @@ from .ir import reads
 
 
 def optimize(fn: gast.FunctionDef, ns=None) -> gast.FunctionDef:
-    _plain_builtins(fn)
-    fn = _Fold().visit(fn)
-    _drop_defaults(fn, ns)
-    if not _writes_into_arrays(fn):
+    folder = _Fold(fn)  # one walk: folding, plain builtins, default arguments, facts for CSE
+    fn = folder.visit(fn)
+    if not folder.writes_into_arrays:
         _cse(fn.body, {}, {})
     _dead_code(fn)
     return fn
 
 
-def _plain_builtins(fn):
-    """``builtins.sum(...)`` (rules spell builtins so, their own names shadow them) -> ``sum(...)``,
-    unless the function binds that name itself."""
-    bound = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-    for node in gast.walk(fn):
-        for field, child in gast.iter_fields(node):
-            values = child if isinstance(child, list) else [child]
-            for i, v in enumerate(values):
-                if (
-                    isinstance(v, gast.Attribute)
-                    and isinstance(v.value, gast.Name)
-                    and v.value.id == "builtins"
-                    and v.attr not in bound
-                ):
-                    plain = gast.Name(id=v.attr, ctx=v.ctx, annotation=None, type_comment=None)
-                    if isinstance(child, list):
-                        child[i] = plain
-                    else:
-                        setattr(node, field, plain)
-
-
 # ---- common subexpressions ---------------------------------------------------------------------
-
-
-def _writes_into_arrays(fn) -> bool:
-    """In-place writes into primal arrays (``a[i] = v``) may change views of them: no CSE there."""
-    return any(
-        isinstance(n, gast.Assign)
-        and isinstance(n.targets[0], gast.Subscript)
-        and not n.targets[0].value.id.startswith("b")
-        for n in gast.walk(fn)
-    )
 
 
 def _cse_candidate(value) -> bool:
@@ -132,6 +100,43 @@ def _num(node):
 
 
 class _Fold(gast.NodeTransformer):
+    """Constant folding, and (given the whole function) ``builtins.sum`` -> ``sum``, call arguments
+    equal to the callee's defaults dropped, and whether the code writes into primal arrays."""
+
+    def __init__(self, fn=None):
+        self.fn = fn
+        self._bound = None
+        self.writes_into_arrays = False
+
+    def visit_Assign(self, node):
+        target = node.targets[0]
+        # in-place writes into primal arrays (a[i] = v) may change views of them: no CSE then
+        if isinstance(target, gast.Subscript) and not (
+            isinstance(target.value, gast.Name) and target.value.id.startswith("b")
+        ):
+            self.writes_into_arrays = True
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node):
+        """``builtins.sum`` (rules spell builtins so: their own names shadow them) -> ``sum``,
+        unless the function binds that name itself."""
+        self.generic_visit(node)
+        if self.fn is None or not (isinstance(node.value, gast.Name) and node.value.id == "builtins"):
+            return node
+        if self._bound is None:
+            self._bound = {
+                n.id for n in gast.walk(self.fn) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+            }
+        if node.attr in self._bound:
+            return node
+        return gast.Name(id=node.attr, ctx=node.ctx, annotation=None, type_comment=None)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self.fn is not None:
+            _drop_default_arguments(node)
+        return node
+
     def visit_BinOp(self, node):
         self.generic_visit(node)
         left, right, op = node.left, node.right, node.op
@@ -185,36 +190,34 @@ def _same(node, default):
     )
 
 
-def _drop_defaults(fn, ns):
+def _drop_default_arguments(call):
     import numpy as np
 
-    for call in [n for n in gast.walk(fn) if isinstance(n, gast.Call)]:
-        func = call.func
-        obj = None
-        if isinstance(func, gast.Name) and func.id in _HELPERS:
-            obj = _HELPERS[func.id]
-        elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == "np":
-            obj = getattr(np, func.attr, None)
-        if obj is None:
-            continue
-        params = _defaults_of(obj)
-        if params is None:
-            continue
-        # numpy marks "not given" with a sentinel; not keeping the dimensions is its meaning
-        defaults = {k: (False if k == "keepdims" and v is getattr(np, "_NoValue", None) else v) for k, v in params}
-        call.keywords = [k for k in call.keywords if not (k.arg in defaults and _same(k.value, defaults[k.arg]))]
-        if not call.keywords:
-            while call.args and len(call.args) <= len(params) and _same(call.args[-1], params[len(call.args) - 1][1]):
-                call.args.pop()
+    func = call.func
+    obj = None
+    if isinstance(func, gast.Name) and func.id in _HELPERS:
+        obj = _HELPERS[func.id]
+    elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == "np":
+        obj = getattr(np, func.attr, None)
+    if obj is None:
+        return
+    params = _defaults_of(obj)
+    if params is None:
+        return
+    # numpy marks "not given" with a sentinel; not keeping the dimensions is its meaning
+    defaults = {k: (False if k == "keepdims" and v is getattr(np, "_NoValue", None) else v) for k, v in params}
+    call.keywords = [k for k in call.keywords if not (k.arg in defaults and _same(k.value, defaults[k.arg]))]
+    if not call.keywords:
+        while call.args and len(call.args) <= len(params) and _same(call.args[-1], params[len(call.args) - 1][1]):
+            call.args.pop()
 
 
 def _dead_code(fn):
-    """Remove assignments whose names nothing reads (flow-insensitive, so safe inside loops)."""
-    while True:
-        used = _reads_everywhere(fn)
-        removed = _remove_unused(fn.body, used)
-        if not removed:
-            return
+    """Remove assignments whose names nothing reads (flow-insensitive, so safe inside loops).  Statements
+    are visited last to first and a removal releases what it read, so a dead chain goes in one pass."""
+    used = _reads_everywhere(fn)
+    while _remove_unused(fn.body, used):
+        pass
 
 
 def _reads_everywhere(fn):
@@ -227,14 +230,20 @@ def _reads_everywhere(fn):
     return counts
 
 
+def _loads(node) -> list[str]:
+    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+
+
 def _remove_unused(body, used) -> bool:
     removed = False
     keep = []
-    for stmt in body:
+    for stmt in reversed(body):
         if isinstance(stmt, gast.Assign) and not isinstance(stmt.targets[0], gast.Subscript):
             names = [n.id for n in gast.walk(stmt.targets[0]) if isinstance(n, gast.Name)]
-            self_reads = reads(stmt.value)
-            if all(used.get(n, 0) - self_reads.count(n) <= 0 for n in names) and _pure(stmt.value):
+            loads = _loads(stmt.value)
+            if all(used.get(n, 0) - loads.count(n) <= 0 for n in names) and _pure(stmt.value):
+                for n in loads:
+                    used[n] -= 1
                 removed = True
                 continue
         for field in ("body", "orelse"):
@@ -244,7 +253,7 @@ def _remove_unused(body, used) -> bool:
                 if not sub and field == "body":
                     sub.append(gast.Pass())
         keep.append(stmt)
-    body[:] = keep
+    body[:] = keep[::-1]
     return removed
 
 
