@@ -65,9 +65,13 @@ def render() -> str:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    import argparse
+
+    parser = argparse.ArgumentParser(prog=COMMAND, description="Write docs/coverage.md from the rule registry.")
+    parser.add_argument("--check", action="store_true", help="exit 1 if docs/coverage.md is not current")
+    opts = parser.parse_args(sys.argv[1:] if argv is None else argv)
     text = render()
-    if "--check" in argv:
+    if opts.check:
         current = PATH.read_text() if PATH.exists() else ""
         if current != text:
             print(f"{PATH} is stale; regenerate it with `{COMMAND}`", file=sys.stderr)
