@@ -53,6 +53,7 @@ def to_source(tree) -> str:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             text = astor.to_source(node, pretty_source=_one_line)
+
         def parsed(source):
             module = ast.parse(source)
             return module.body[0] if isinstance(node, ast.stmt) else module
