@@ -17,6 +17,7 @@ so they too name the user's line.  ``to_html`` renders a module for IPython.
 from __future__ import annotations
 
 import ast
+import copy
 import html
 import linecache
 import os
@@ -30,15 +31,44 @@ with warnings.catch_warnings():  # astor 0.8.1 imports deprecated ast names on 3
     import astor
 
 from . import runtime
+from .ir import walk
 
 COMMENT_WIDTH = 100  # source-map comments are cut to this many columns
 _MAP_COMMENT = re.compile(r"^\s*# .*  \([^()]+:\d+\)$")
 
 
+# gast nodes whose conversion to ast is not a field-for-field copy (gast.gast_to_ast handles them)
+_SPECIAL = {"FunctionDef", "AsyncFunctionDef", "ClassDef", "arguments", "ExceptHandler", "TypeVar"}
+_SPECIAL |= {"TypeVarTuple", "ParamSpec", "alias", "Name", "Assign"}
+
+
 def to_ast(tree):
-    node = gast.gast_to_ast(tree)
-    ast.fix_missing_locations(node)
-    return node
+    """A gast tree as a standard ``ast`` tree (without source positions: the text is compiled, not it).
+
+    The statements and expressions s2sad emits map field for field and are copied here directly;
+    anything else goes through ``gast.gast_to_ast``, which is general but several times slower."""
+    if isinstance(tree, list):
+        return [to_ast(n) for n in tree]
+    if not isinstance(tree, gast.AST):
+        return tree
+    kind = tree.__class__.__name__
+    if kind == "Name":
+        return ast.Name(tree.id, _CTX.get(tree.ctx.__class__) or to_ast(tree.ctx))
+    if kind == "Assign":
+        return ast.Assign([to_ast(t) for t in tree.targets], to_ast(tree.value), type_comment=None)
+    if kind == "FunctionDef":  # gast converts the signature, the body is copied here
+        shell = copy.copy(tree)
+        shell.body = []
+        out = gast.gast_to_ast(shell)
+        out.body = to_ast(tree.body)
+        return out
+    if kind in _SPECIAL:
+        return gast.gast_to_ast(tree)
+    fields = tree.__dict__
+    return getattr(ast, kind)(**{f: to_ast(fields[f]) for f in tree._fields if f in fields})
+
+
+_CTX = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}
 
 
 def _one_line(parts) -> str:
@@ -46,25 +76,47 @@ def _one_line(parts) -> str:
     return "".join(parts)
 
 
+def _same(a, b) -> bool:
+    """Structural equality of two ast trees, ignoring source positions (``ast.dump(a) == ast.dump(b)``)."""
+    if a.__class__ is not b.__class__:
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if not isinstance(a, ast.AST):
+        return a == b and type(a) is type(b)  # 1 == 1.0 == True, but they print differently
+    return all(_same(getattr(a, f, None), getattr(b, f, None)) for f in a._fields)
+
+
 def to_source(tree) -> str:
+    """The text of a tree: astor's, when re-parsing it gives the tree back, else ``ast.unparse``'s."""
+    return _printed(tree)[0]
+
+
+def _printed(tree):
+    """``(text, parsed)``: the text of a tree and the ``ast`` tree its re-parse gave (or None)."""
     node = to_ast(tree) if isinstance(tree, gast.AST) else tree
-    ast.fix_missing_locations(node)
+
+    def parsed(source):
+        module = ast.parse(source)
+        return module.body[0] if isinstance(node, ast.stmt) else module
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             text = astor.to_source(node, pretty_source=_one_line)
-
-        def parsed(source):
-            module = ast.parse(source)
-            return module.body[0] if isinstance(node, ast.stmt) else module
-
-        reparsed = ast.dump(parsed(text))
+        reparsed = parsed(text)
         # the same tree as the one printed (usually), or as ast.unparse's text gives (normalized)
-        if reparsed == ast.dump(node) or reparsed == ast.dump(parsed(ast.unparse(node))):
-            return text
+        if _same(reparsed, node) or _same(reparsed, parsed(_unparse(node))):
+            return text, reparsed
     except Exception:  # noqa: BLE001 - astor raises many kinds of errors on syntax it does not know
         pass
-    return ast.unparse(node) + "\n"
+    text = _unparse(node) + "\n"
+    return text, parsed(text)
+
+
+def _unparse(node) -> str:
+    ast.fix_missing_locations(node)  # ast.unparse looks up type comments by line
+    return ast.unparse(node)
 
 
 HELPERS = sorted(
@@ -116,11 +168,11 @@ def _fit(comment: str, indent: int) -> str:
 
 def function_source(tree, filename: str | None = None) -> str:
     """The text of one generated function; with ``filename`` (the user's file), with source-map comments."""
-    text = to_source(tree)
+    text, reparsed = _printed(tree)
     if filename is None:
         return text
     generated = list(_statements(tree))
-    printed = list(_statements(ast.parse(text).body[0]))
+    printed = list(_statements(reparsed))
     assert len(generated) == len(printed), "re-parsed text has other statements than the tree"
     inserts = {}  # printed line -> comment line
     last, last_indent = None, 0
@@ -149,7 +201,7 @@ def module_source(functions, header: str = "", imports: list[str] | None = None)
     then the functions, two blank lines apart, with source-map comments for those that carry
     ``origin_file`` (the user's file, set by the pipeline)."""
     body = "\n\n\n".join(function_source(f, getattr(f, "origin_file", None)).rstrip("\n") for f in functions)
-    names = {n.id for f in functions for n in gast.walk(f) if isinstance(n, gast.Name)}
+    names = {n.id for f in functions for n in walk(f) if isinstance(n, gast.Name)}
     lines = []
     if header:
         lines += [header.rstrip("\n"), ""]

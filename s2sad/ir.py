@@ -4,11 +4,38 @@ from __future__ import annotations
 
 import gast
 
+_AST = gast.AST
+
+
+def walk(node):
+    """Every node under ``node`` (itself first), breadth first like ``ast.walk``, several times faster."""
+    todo = [node]
+    for n in todo:  # the list grows while it is read: a queue without a deque
+        yield n
+        fields = n.__dict__
+        for f in n._fields:
+            v = fields.get(f)
+            if isinstance(v, list):
+                todo.extend(c for c in v if isinstance(c, _AST))
+            elif isinstance(v, _AST):
+                todo.append(v)
+
+
+def copy_tree(node):
+    """A deep copy of an AST (or a list of them), several times faster than ``copy.deepcopy``."""
+    if isinstance(node, list):
+        return [copy_tree(v) for v in node]
+    if isinstance(node, _AST):
+        new = node.__class__.__new__(node.__class__)
+        new.__dict__.update({k: copy_tree(v) for k, v in node.__dict__.items()})
+        return new
+    return node
+
 
 def reads(node) -> list[str]:
     """Names a statement or expression reads, in order (duplicates kept out)."""
     seen = {}  # a dict keeps the order and answers membership in constant time
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             seen[n.id] = None
     return list(seen)

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import copy
-
 import gast
 
+from .ir import copy_tree
 from .naming import const
 
 
 def to_node(value):
     """A bound argument as an expression: atoms stay, Python defaults become constants."""
     if isinstance(value, gast.AST):
-        return copy.deepcopy(value)
+        return copy_tree(value)
     if isinstance(value, tuple):
         return gast.Tuple(elts=[to_node(v) for v in value], ctx=gast.Load())
     return const(value)
@@ -38,23 +37,39 @@ def operands(mapping: dict) -> list:
 
 
 def substitute(node, mapping: dict):
-    """Copy of ``node`` with each Name in ``mapping`` replaced by (a copy of) its expression."""
-    node = copy.deepcopy(node)
+    """Copy of ``node`` with each Name in ``mapping`` replaced by (a copy of) its expression.
 
-    class Sub(gast.NodeTransformer):
-        def visit_Name(self, n):
-            if n.id in mapping:
-                repl = mapping[n.id]
-                if isinstance(repl, str):
-                    return gast.Name(id=repl, ctx=n.ctx, annotation=None, type_comment=None)
-                return to_node(repl)
+    The copy carries no source positions: the rule file's line numbers mean nothing at the call site."""
+
+    def copy(n):
+        if isinstance(n, list):
+            return [copy(v) for v in n]
+        if not isinstance(n, gast.AST):
             return n
+        if isinstance(n, gast.Name) and n.id in mapping:
+            repl = mapping[n.id]
+            if isinstance(repl, str):
+                return gast.Name(id=repl, ctx=n.ctx, annotation=None, type_comment=None)
+            return _unplaced(repl) if isinstance(repl, gast.AST) else to_node(repl)
+        new = n.__class__.__new__(n.__class__)
+        new.__dict__.update({k: copy(v) for k, v in n.__dict__.items() if k not in _POSITION})
+        return new
 
-    node = Sub().visit(node)
-    for n in gast.walk(node):  # the rule file's line numbers mean nothing at the call site
-        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
-            n.__dict__.pop(attr, None)
-    return node
+    return copy(node)
+
+
+_POSITION = frozenset(("lineno", "col_offset", "end_lineno", "end_col_offset"))
+
+
+def _unplaced(n):
+    """A deep copy of ``n`` without source positions."""
+    if isinstance(n, list):
+        return [_unplaced(v) for v in n]
+    if not isinstance(n, gast.AST):
+        return n
+    new = n.__class__.__new__(n.__class__)
+    new.__dict__.update({k: _unplaced(v) for k, v in n.__dict__.items() if k not in _POSITION})
+    return new
 
 
 def template_locals(body, params) -> list[str]:
