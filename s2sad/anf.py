@@ -17,13 +17,13 @@ Statement line numbers are the user's, for error messages and source maps.
 
 from __future__ import annotations
 
-import copy
 import inspect
 
 import gast
 
 from .checkpointing import checkpoint
 from .errors import Location
+from .ir import copy_tree, walk
 from .naming import Names, all_names, assign, const, name
 from .resolve import Namespace, dotted
 
@@ -102,7 +102,7 @@ def is_atom(node) -> bool:
 def assigned_names(stmts) -> set[str]:
     out = set()
     for stmt in stmts:
-        for node in gast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 out.add(node.id)
     return out
@@ -169,7 +169,7 @@ class _ANF:
     def rename_loads(self, node):
         """Copy of an opaque expression with local names replaced by their current versions."""
         node = _copy(node)
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in self.env:
                 n.id = self.env[n.id]
         return node
@@ -225,7 +225,7 @@ class _ANF:
         raise self.error(node, f"{type(node).__name__} expressions are not supported")
 
     def check_opaque(self, node):
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, (gast.Yield, gast.YieldFrom)):
                 raise self.error(n, "generators (yield) cannot be differentiated; return a list or an array instead")
             if isinstance(n, gast.NamedExpr):
@@ -675,7 +675,7 @@ def restructure(stmts, loc):
                 out.append(s)
                 return out
             if rest and "maybe" in (a, b):
-                jump = next(n for n in gast.walk(s) if isinstance(n, (gast.Break, gast.Continue, gast.Return)))
+                jump = next(n for n in walk(s) if isinstance(n, (gast.Break, gast.Continue, gast.Return)))
                 raise loc.error(
                     jump,
                     f"{type(jump).__name__.lower()} inside nested ifs followed by more code is not "
@@ -709,14 +709,14 @@ _UNSUPPORTED = {
 
 
 def _copy(node):
-    return copy.deepcopy(node)
+    return copy_tree(node)
 
 
 def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.FunctionDef, Names]:
     names = Names(all_names(tree) | set(ns.used) | {"np", "math"})
     pass_ = _ANF(tree, ns, loc, names)
     body = tree.body
-    n_returns = sum(isinstance(n, gast.Return) for n in gast.walk(tree))
+    n_returns = sum(isinstance(n, gast.Return) for n in walk(tree))
     if n_returns > 1:
         pass_.return_name = names.fresh("out")
     pass_.stmts(body)

@@ -25,11 +25,9 @@ memory for one more evaluation of the loop.
 
 from __future__ import annotations
 
-import copy
-
 import gast
 
-from .ir import reads, targets, walk_stmts
+from .ir import copy_tree, reads, targets, walk_stmts
 from .naming import assign, const, name
 
 
@@ -70,7 +68,7 @@ def apply(rev, primal: list, adjoint: list) -> tuple[list, set[str]]:
             every_stmt = []
         state = gast.Tuple(elts=[name(v) for v in carried], ctx=gast.Load()) if len(carried) != 1 else name(carried[0])
         stacks = set(rev.stacks.values()) | {info["count_stack"] for info in rev.loops.values() if info["count_stack"]}
-        plain = copy.deepcopy(loop)
+        plain = copy_tree(loop)
         plain.iter = name(r)
         plain.body = _without_pushes(plain.body, stacks)
         position = gast.Call(
@@ -78,7 +76,7 @@ def apply(rev, primal: list, adjoint: list) -> tuple[list, set[str]]:
         )
         save = gast.If(
             test=gast.Compare(
-                left=gast.BinOp(left=position, op=gast.Mod(), right=copy.deepcopy(every)),
+                left=gast.BinOp(left=position, op=gast.Mod(), right=copy_tree(every)),
                 ops=[gast.Eq()],
                 comparators=[const(0)],
             ),
@@ -88,21 +86,21 @@ def apply(rev, primal: list, adjoint: list) -> tuple[list, set[str]]:
         plain.body.insert(0, save)
         primal[i : i + 1] = [
             assign(ckpts, gast.List(elts=[], ctx=gast.Load())),
-            assign(r, copy.deepcopy(source.iter)),
+            assign(r, copy_tree(source.iter)),
             *every_stmt,
             gast.copy_location(plain, loop),
         ]
         window = gast.Subscript(
             value=name(r),
             slice=gast.Slice(
-                lower=name(seg), upper=gast.BinOp(left=name(seg), op=gast.Add(), right=copy.deepcopy(every)), step=None
+                lower=name(seg), upper=gast.BinOp(left=name(seg), op=gast.Add(), right=copy_tree(every)), step=None
             ),
             ctx=gast.Load(),
         )
-        replay = gast.For(target=loop.target, iter=window, body=copy.deepcopy(loop.body), orelse=[], type_comment=None)
+        replay = gast.For(target=loop.target, iter=window, body=copy_tree(loop.body), orelse=[], type_comment=None)
         reverse = gast.For(
             target=back.target,
-            iter=_call("reversed", copy.deepcopy(window)),
+            iter=_call("reversed", copy_tree(window)),
             body=back.body,
             orelse=[],
             type_comment=None,
@@ -118,7 +116,7 @@ def apply(rev, primal: list, adjoint: list) -> tuple[list, set[str]]:
         )
         segments = gast.For(
             target=name(seg, gast.Store()),
-            iter=_call("reversed", _call("range", const(0), _call("len", name(r)), copy.deepcopy(every))),
+            iter=_call("reversed", _call("range", const(0), _call("len", name(r)), copy_tree(every))),
             body=[restore, replay, reverse],
             orelse=[],
             type_comment=None,

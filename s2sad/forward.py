@@ -21,7 +21,7 @@ import inspect
 import gast
 
 from . import primitives as P
-from .ir import reads, targets, walk_stmts
+from .ir import reads, targets, walk, walk_stmts
 from .naming import assign, const, name
 from .reverse import _call, _method
 from .rules.registry import ELEMENTWISE, public_name
@@ -371,7 +371,7 @@ class Forward:
 
 
 def _atoms(value):
-    return [n for n in gast.walk(value) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    return [n for n in walk(value) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
 
 
 def _assigned(stmts) -> set[str]:
@@ -438,7 +438,7 @@ def _is_tangent(identifier: str) -> bool:
 
 
 def _mentions(node, test) -> bool:
-    return any(isinstance(n, gast.Name) and test(n.id) for n in gast.walk(node))
+    return any(isinstance(n, gast.Name) and test(n.id) for n in walk(node))
 
 
 def forward(tree, wrt, ns, loc, names, shapes, active, request_jvp, *, fname=None, kwonly=False):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gast
 
+from .ir import walk
+
 _TEMP_LETTERS = "tuvw"
 
 
@@ -36,7 +38,7 @@ class Names:
 
 
 def all_names(tree) -> set[str]:
-    return {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+    return {n.id for n in walk(tree) if isinstance(n, gast.Name)}
 
 
 def name(id_: str, ctx=None) -> gast.Name:

@@ -13,7 +13,7 @@ import numbers
 import gast
 
 from . import runtime
-from .ir import reads
+from .ir import reads, walk
 
 
 def optimize(fn: gast.FunctionDef, ns=None) -> gast.FunctionDef:
@@ -30,7 +30,7 @@ def optimize(fn: gast.FunctionDef, ns=None) -> gast.FunctionDef:
 
 def _cse_candidate(value) -> bool:
     """Arithmetic and NumPy/math functions (not random draws, not methods such as ``stack.pop()``)."""
-    for n in gast.walk(value):
+    for n in walk(value):
         if isinstance(n, gast.Call):
             f = n.func
             if not (isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id in ("np", "math")):
@@ -43,7 +43,7 @@ def _cse_candidate(value) -> bool:
 def _assigned(stmts) -> set[str]:
     out = set()
     for s in stmts:
-        for n in gast.walk(s):
+        for n in walk(s):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 out.add(n.id)
             elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):  # bt[1] = v changes bt
@@ -124,9 +124,7 @@ class _Fold(gast.NodeTransformer):
         if self.fn is None or not (isinstance(node.value, gast.Name) and node.value.id == "builtins"):
             return node
         if self._bound is None:
-            self._bound = {
-                n.id for n in gast.walk(self.fn) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
-            }
+            self._bound = {n.id for n in walk(self.fn) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
         if node.attr in self._bound:
             return node
         return gast.Name(id=node.attr, ctx=node.ctx, annotation=None, type_comment=None)
@@ -222,7 +220,7 @@ def _dead_code(fn):
 
 def _reads_everywhere(fn):
     counts = {}
-    for node in gast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
             counts[node.id] = counts.get(node.id, 0) + 1
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
@@ -231,7 +229,7 @@ def _reads_everywhere(fn):
 
 
 def _loads(node) -> list[str]:
-    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    return [n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
 
 
 def _remove_unused(body, used) -> bool:
@@ -239,7 +237,7 @@ def _remove_unused(body, used) -> bool:
     keep = []
     for stmt in reversed(body):
         if isinstance(stmt, gast.Assign) and not isinstance(stmt.targets[0], gast.Subscript):
-            names = [n.id for n in gast.walk(stmt.targets[0]) if isinstance(n, gast.Name)]
+            names = [n.id for n in walk(stmt.targets[0]) if isinstance(n, gast.Name)]
             loads = _loads(stmt.value)
             if all(used.get(n, 0) - loads.count(n) <= 0 for n in names) and _pure(stmt.value):
                 for n in loads:
@@ -259,7 +257,7 @@ def _remove_unused(body, used) -> bool:
 
 def _pure(value) -> bool:
     """Calls that may have effects (method calls such as ``stack.pop()``) are kept."""
-    for n in gast.walk(value):
+    for n in walk(value):
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append"):
             return False
     return True

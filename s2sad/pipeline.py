@@ -16,6 +16,7 @@ from . import codegen
 from .activity import activity
 from .anf import anf
 from .errors import DifferentiationError
+from .ir import walk
 from .optimize import optimize
 from .parse import parse_function
 from .resolve import resolve
@@ -55,7 +56,7 @@ def primal_cse(tree):
     which may change what an earlier expression read."""
     from .optimize import _cse
 
-    if not any(isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript) for n in gast.walk(tree)):
+    if not any(isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript) for n in walk(tree)):
         _cse(tree.body, {}, {})
 
 

@@ -12,6 +12,7 @@ import builtins
 
 import gast
 
+from .ir import walk
 from .parse import Parsed
 
 _MISSING = object()
@@ -34,7 +35,7 @@ def local_names(tree: gast.FunctionDef) -> set[str]:
     for extra in (tree.args.vararg, tree.args.kwarg):
         if extra is not None:
             names.add(extra.id)
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del, gast.Param)):
             names.add(node.id)
         elif isinstance(node, (gast.FunctionDef, gast.ClassDef)) and node is not tree:
@@ -81,7 +82,7 @@ class Namespace:
 
 def resolve(parsed: Parsed) -> Namespace:
     ns = Namespace(parsed.fn, local_names(parsed.tree))
-    for node in gast.walk(parsed.tree):
+    for node in walk(parsed.tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in ns.locals:
             obj = ns.lookup_name(node.id)
             if obj is _MISSING:

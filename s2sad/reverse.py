@@ -15,13 +15,11 @@ functions it calls.  Conventions of the generated code:
 
 from __future__ import annotations
 
-import copy
-
 import gast
 
 from . import checkpointing, runtime
 from . import primitives as P
-from .ir import reads, targets, walk_stmts
+from .ir import copy_tree, reads, targets, walk, walk_stmts
 from .naming import assign, const, name
 from .optimize import fold
 from .rules.registry import ELEMENTWISE, public_name
@@ -183,7 +181,7 @@ class Reverse:
     def adjoint_block(self, stmts) -> list:
         out = []
         for stmt in reversed(stmts):
-            code = [copy.deepcopy(d) for d in self.remat_before.get(id(stmt), ())]
+            code = [copy_tree(d) for d in self.remat_before.get(id(stmt), ())]
             self.remat_copies += [(c, c.targets[0].id) for c in code]
             code += self.adjoint_stmt(stmt)
             self.forget_shared(code)
@@ -672,7 +670,7 @@ def _invariants(loop, assigned, counts) -> set[str]:
             v = s.targets[0].id
             if counts.get(v) == 1 and not any(
                 isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append")
-                for n in gast.walk(s.value)
+                for n in walk(s.value)
             ):
                 candidates[v] = reads(s.value)
     invariant = set()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gast
 
-from .ir import copy_tree
+from .ir import copy_tree, walk
 from .naming import const
 
 
@@ -77,7 +77,7 @@ def template_locals(body, params) -> list[str]:
     special = {p for p in params} | {"b" + p for p in params} | {"d" + p for p in params}
     out = []
     for stmt in body:
-        for n in gast.walk(stmt):
+        for n in walk(stmt):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id not in special and n.id not in out:
                 out.append(n.id)
     return out

@@ -8,15 +8,15 @@ the whole computation and the module runs without s2sad's API.
 
 from __future__ import annotations
 
-import copy
-
 import gast
+
+from .ir import copy_tree
 
 
 def _parse(text: str, signature: gast.arguments) -> gast.FunctionDef:
     """Parse a wrapper written as ``def name(ARGS): ...`` and give it the primal's signature."""
     fn = gast.parse(text.replace("(ARGS)", "()", 1)).body[0]
-    fn.args = copy.deepcopy(signature)
+    fn.args = copy_tree(signature)
     return fn
 
 
