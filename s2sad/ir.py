@@ -32,6 +32,38 @@ def copy_tree(node):
     return node
 
 
+class Transformer(gast.NodeTransformer):
+    """``gast.NodeTransformer`` with a leaner ``generic_visit`` (same contract: a visit returns the
+    node, a replacement, a list of nodes to splice into a list field, or None to remove it)."""
+
+    def visit(self, node):
+        return getattr(self, "visit_" + node.__class__.__name__, self.generic_visit)(node)
+
+    def generic_visit(self, node):
+        fields = node.__dict__
+        for f in node._fields:
+            old = fields.get(f)
+            if isinstance(old, list):
+                new = []
+                for v in old:
+                    if isinstance(v, _AST):
+                        v = self.visit(v)
+                        if v is None:
+                            continue
+                        if not isinstance(v, _AST):
+                            new.extend(v)
+                            continue
+                    new.append(v)
+                old[:] = new
+            elif isinstance(old, _AST):
+                new_node = self.visit(old)
+                if new_node is None:
+                    del fields[f]
+                else:
+                    fields[f] = new_node
+        return node
+
+
 def reads(node) -> list[str]:
     """Names a statement or expression reads, in order (duplicates kept out)."""
     seen = {}  # a dict keeps the order and answers membership in constant time

@@ -13,7 +13,7 @@ import numbers
 import gast
 
 from . import runtime
-from .ir import reads, walk
+from .ir import Transformer, reads, walk, walk_stmts
 
 
 def optimize(fn: gast.FunctionDef, ns=None) -> gast.FunctionDef:
@@ -75,7 +75,7 @@ def _cse(body, avail: dict, version: dict):
                 _cse(getattr(stmt, field), dict(avail), dict(version))
             continue
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and _cse_candidate(stmt.value):
-            key = (gast.dump(stmt.value), tuple((n, version.get(n, 0)) for n in reads(stmt.value)))
+            key = (_structure(stmt.value), tuple((n, version.get(n, 0)) for n in reads(stmt.value)))
             known = avail.get(key)
             if known is not None and version.get(known[0], 0) == known[1]:
                 stmt.value = gast.Name(id=known[0], ctx=gast.Load(), annotation=None, type_comment=None)
@@ -86,6 +86,16 @@ def _cse(body, avail: dict, version: dict):
             continue
         for n in _assigned([stmt]):
             version[n] = version.get(n, 0) + 1
+
+
+def _structure(node):
+    """A hashable key equal for structurally equal expressions (what ``gast.dump`` says, faster)."""
+    if isinstance(node, list):
+        return tuple(_structure(v) for v in node)
+    if isinstance(node, gast.AST):
+        fields = node.__dict__
+        return (node.__class__.__name__, *(_structure(fields.get(f)) for f in node._fields))
+    return (type(node), node)  # 1, 1.0 and True are equal, but not the same constant
 
 
 def fold(node):
@@ -99,7 +109,7 @@ def _num(node):
     )
 
 
-class _Fold(gast.NodeTransformer):
+class _Fold(Transformer):
     """Constant folding, and (given the whole function) ``builtins.sum`` -> ``sum``, call arguments
     equal to the callee's defaults dropped, and whether the code writes into primal arrays."""
 
@@ -214,7 +224,10 @@ def _dead_code(fn):
     """Remove assignments whose names nothing reads (flow-insensitive, so safe inside loops).  Statements
     are visited last to first and a removal releases what it read, so a dead chain goes in one pass."""
     used = _reads_everywhere(fn)
-    while _remove_unused(fn.body, used):
+    # straight-line code and branches are done in one pass; a loop may read at its top what its
+    # bottom assigns, so a removal inside a loop can free statements the pass has already kept
+    loops = any(isinstance(s, (gast.For, gast.While)) for s in walk_stmts(fn.body))
+    while _remove_unused(fn.body, used) and loops:
         pass
 
 
@@ -238,8 +251,10 @@ def _remove_unused(body, used) -> bool:
     for stmt in reversed(body):
         if isinstance(stmt, gast.Assign) and not isinstance(stmt.targets[0], gast.Subscript):
             names = [n.id for n in walk(stmt.targets[0]) if isinstance(n, gast.Name)]
-            loads = _loads(stmt.value)
+            # read elsewhere only by itself (``s = s + 1`` with s never read again) counts as unread
+            loads = _loads(stmt.value) if any(used.get(n, 0) for n in names) else ()
             if all(used.get(n, 0) - loads.count(n) <= 0 for n in names) and _pure(stmt.value):
+                loads = loads or _loads(stmt.value)
                 for n in loads:
                     used[n] -= 1
                 removed = True

@@ -74,10 +74,18 @@ def _unplaced(n):
 
 def template_locals(body, params) -> list[str]:
     """Names a template assigns that are neither adjoints nor tangents of its parameters."""
-    special = {p for p in params} | {"b" + p for p in params} | {"d" + p for p in params}
-    out = []
-    for stmt in body:
-        for n in walk(stmt):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id not in special and n.id not in out:
-                out.append(n.id)
-    return out
+    key = (id(body), tuple(params))
+    hit = _LOCALS.get(key)
+    if hit is None or hit[0] is not body:
+        special = {p for p in params} | {"b" + p for p in params} | {"d" + p for p in params}
+        out = []
+        for stmt in body:
+            for n in walk(stmt):
+                stored = isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+                if stored and n.id not in special and n.id not in out:
+                    out.append(n.id)
+        hit = _LOCALS[key] = (body, out)
+    return list(hit[1])
+
+
+_LOCALS: dict = {}  # templates are parsed once; their locals are looked up at every call site
