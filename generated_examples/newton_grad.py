@@ -25,11 +25,10 @@ def dnewton_sqrt_da(a, bx=1.0):
         bu = bx * 0.5
         x = x_stack.pop()
         t = a / x
-        bx = bu
         bt = bu
         w = bt / x
         ba = ba + w
-        bx = bx - w * t
+        bx = bu - w * t
     # x = a  (newton.py:5)
     ba = ba + bx
     return ba

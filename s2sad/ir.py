@@ -88,6 +88,31 @@ def targets(stmt) -> list[str]:
     return []
 
 
+def changed(stmts) -> set[str]:
+    """Names the statements bind or may change in place (``bt[1] = v``, ``bx += g``, ``add_at(bx, i, g)``,
+    ``lst.append(v)``)."""
+    out = set()
+    for s in stmts:
+        for n in walk(s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                out.add(n.id)
+            elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):  # bt[1] = v changes bt
+                base = n.value
+                while isinstance(base, gast.Subscript):
+                    base = base.value
+                if isinstance(base, gast.Name):
+                    out.add(base.id)
+            elif isinstance(n, gast.Call):  # add_at(bx, ...), lst.append(v): may change their arguments
+                out.update(a.id for a in n.args if isinstance(a, gast.Name))
+                if isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
+                    out.add(n.func.value.id)
+            elif isinstance(n, gast.AugAssign):
+                target = n.target.value if isinstance(n.target, gast.Subscript) else n.target
+                if isinstance(target, gast.Name):
+                    out.add(target.id)
+    return out
+
+
 def walk_stmts(body):
     """Every simple statement in ``body``, in source order, descending into compound ones."""
     for stmt in body:

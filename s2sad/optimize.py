@@ -13,7 +13,8 @@ import numbers
 import gast
 
 from . import runtime
-from .ir import Transformer, reads, walk, walk_stmts
+from .copies import fold_copies
+from .ir import Transformer, changed, reads, walk, walk_stmts
 
 
 def optimize(fn: gast.FunctionDef, ns=None) -> gast.FunctionDef:
@@ -21,6 +22,7 @@ def optimize(fn: gast.FunctionDef, ns=None) -> gast.FunctionDef:
     fn = folder.visit(fn)
     if not folder.writes_into_arrays:
         _cse(fn.body, {}, {})
+    fold_copies(fn)
     _dead_code(fn)
     return fn
 
@@ -40,34 +42,11 @@ def _cse_candidate(value) -> bool:
     return isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Subscript))
 
 
-def _assigned(stmts) -> set[str]:
-    out = set()
-    for s in stmts:
-        for n in walk(s):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                out.add(n.id)
-            elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):  # bt[1] = v changes bt
-                base = n.value
-                while isinstance(base, gast.Subscript):
-                    base = base.value
-                if isinstance(base, gast.Name):
-                    out.add(base.id)
-            elif isinstance(n, gast.Call):  # add_at(bx, ...), lst.append(v): may change their arguments
-                out.update(a.id for a in n.args if isinstance(a, gast.Name))
-                if isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
-                    out.add(n.func.value.id)
-            elif isinstance(n, gast.AugAssign):
-                target = n.target.value if isinstance(n.target, gast.Subscript) else n.target
-                if isinstance(target, gast.Name):
-                    out.add(target.id)
-    return out
-
-
 def _cse(body, avail: dict, version: dict):
     """Replace a pure expression computed again, with the same operand values, by the name holding it."""
     for stmt in body:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
-            inner = _assigned([stmt])
+            inner = changed([stmt])
             for n in inner:
                 version[n] = version.get(n, 0) + 1
             for field in ("body", "orelse"):
@@ -84,7 +63,7 @@ def _cse(body, avail: dict, version: dict):
             if known is None and target not in reads(stmt.value):
                 avail[key] = (target, version[target])
             continue
-        for n in _assigned([stmt]):
+        for n in changed([stmt]):
             version[n] = version.get(n, 0) + 1
 
 

@@ -49,11 +49,10 @@ def dg_dx_dy(x, y, bout=1.0):
     u = np.sin(x)
     v = t + u
     bv = unreduce(bout, v)
-    bt = bv
     bu = unbroadcast(bv, u)
     bx = bu * np.cos(x)
-    bx += unbroadcast(bt * y, x)
-    by = unbroadcast(bt * x, y)
+    bx += unbroadcast(bv * y, x)
+    by = unbroadcast(bv * x, y)
     return bx, by
 """
 

@@ -1,0 +1,175 @@
+"""copies: fold away the copies and negations that rule templates leave behind.
+
+Takes a generated ``FunctionDef`` (after constant folding, before dead-code removal); gives it back
+computing the same values, with
+
+* two names that are each assigned once and joined by a copy (``w1 = bv1 / u1`` ... ``bw = w1``)
+  merged into one, keeping the more telling name (an adjoint's over a temporary's): ``bw = bv1 / u1``;
+* a copy that the next statement touching its name updates (``bv = bt1`` then ``bv = bv + e``)
+  folded into that update: ``bv = bt1 + e``;
+* a negation read once, by a sum (``bt1 = -(w1 * v1)`` then ``bv = bt1 + e``), folded into it:
+  ``bv = e - w1 * v1``, one array operation fewer (``e + -a`` and ``e - a`` are the same number).
+
+The copies themselves are left for dead-code removal.
+"""
+
+from __future__ import annotations
+
+import re
+
+import gast
+
+from .ir import changed, walk
+
+_TEMP = re.compile(r"[tuvw]\d*$")
+_SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.FunctionDef)
+_SCOPES += (gast.ClassDef, gast.Global, gast.Nonlocal, gast.Delete)
+
+
+def fold_copies(fn: gast.FunctionDef) -> None:
+    if any(isinstance(n, _SCOPES) for n in walk(fn) if n is not fn):
+        return  # names may mean other things in inner scopes: leave the function as it is
+    _merge(fn)
+    _blocks(fn.body, _loads(fn))
+
+
+def _is_copy(stmt) -> bool:
+    return (
+        isinstance(stmt, gast.Assign)
+        and isinstance(stmt.targets[0], gast.Name)
+        and isinstance(stmt.value, gast.Name)
+        and stmt.targets[0].id != stmt.value.id
+    )
+
+
+def _loads(fn) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for n in walk(fn):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
+# ---- names assigned once, joined by a copy ------------------------------------------------------
+
+
+def _merge(fn):
+    params = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    params |= {a.id for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
+    binds: dict[str, int] = {}
+    for n in walk(fn):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            binds[n.id] = binds.get(n.id, 0) + 1
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            binds[n.target.id] = binds.get(n.target.id, 0) + 1
+    defined: set[str] = set()  # bound once, by a statement at the function's top level, so far
+    parent: dict[str, str] = {}  # merged names: a forest, each tree one value
+
+    def root(v):
+        while v in parent:
+            v = parent[v]
+        return v
+
+    copies = set()  # ids of the copy statements
+    for stmt in fn.body:
+        if _is_copy(stmt):
+            a, b = stmt.targets[0].id, stmt.value.id
+            if b in defined and binds.get(a) == 1 and binds.get(b) == 1 and a not in params:
+                ra, rb = root(a), root(b)
+                keep, drop = (ra, rb) if _rank(ra) < _rank(rb) else (rb, ra)
+                if keep != drop:
+                    parent[drop] = keep
+                copies.add(id(stmt))
+        if isinstance(stmt, gast.Assign):
+            defined.update(n.id for n in walk(stmt.targets[0]) if isinstance(n, gast.Name))
+    if not parent:
+        return
+    for n in walk(fn):
+        if isinstance(n, gast.Name) and n.id in parent:
+            n.id = root(n.id)
+    fn.body[:] = [s for s in fn.body if not (id(s) in copies and s.targets[0].id == s.value.id)]
+
+
+def _rank(name: str) -> int:
+    """Which name of merged ones stays: a user's or an adjoint's (0) over a temporary's adjoint (1)
+    over a temporary (2)."""
+    if _TEMP.match(name):
+        return 2
+    if name[:1] in "bd" and _TEMP.match(name[1:]):
+        return 1
+    return 0
+
+
+# ---- within one block -----------------------------------------------------------------------------
+
+
+def _blocks(body, loads):
+    for stmt in body:
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list):
+                _blocks(inner, loads)
+    # copies first: a negation's one reader may be a copy that folds into an update
+    body[:] = [s for i, s in enumerate(body) if not (_is_copy(s) and _into_update(body, i, loads))]
+    body[:] = [s for i, s in enumerate(body) if not (_is_negation(s, loads) and _into_sum(body, i))]
+
+
+def _next_use(body, i, read, changes):
+    """The first statement after ``body[i]`` that reads one of ``read`` or changes one of ``changes``."""
+    for stmt in body[i + 1 :]:
+        if changed([stmt]) & changes or any(isinstance(n, gast.Name) and n.id in read for n in walk(stmt)):
+            return stmt
+    return None
+
+
+def _into_update(body, i, loads) -> bool:
+    """``a = b; ...; a = f(a)`` with nothing touching a or b between -> ``a = f(b)``."""
+    a, b = body[i].targets[0].id, body[i].value.id
+    nxt = _next_use(body, i, {a}, {a, b})
+    if not (
+        isinstance(nxt, gast.Assign)
+        and isinstance(nxt.targets[0], gast.Name)
+        and nxt.targets[0].id == a
+        and not changed([gast.Expr(value=nxt.value)]) & {a, b}
+    ):
+        return False
+    reads = [n for n in walk(nxt.value) if isinstance(n, gast.Name) and n.id == a]
+    if not reads:
+        return False
+    for n in reads:
+        n.id = b
+    loads[a] = loads.get(a, 0) - len(reads)
+    loads[b] = loads.get(b, 0) + len(reads) - 1  # the copy read b once
+    return True
+
+
+def _is_negation(stmt, loads) -> bool:
+    return (
+        isinstance(stmt, gast.Assign)
+        and isinstance(stmt.targets[0], gast.Name)
+        and isinstance(stmt.value, gast.UnaryOp)
+        and isinstance(stmt.value.op, gast.USub)
+        and loads.get(stmt.targets[0].id) == 1
+    )
+
+
+def _into_sum(body, i) -> bool:
+    """``a = -e; ...; c = y + a`` (a read nowhere else, nothing e reads changed between) -> ``c = y - e``."""
+    a, e = body[i].targets[0].id, body[i].value.operand
+    watched = {a} | {n.id for n in walk(e) if isinstance(n, gast.Name)}
+    nxt = _next_use(body, i, {a}, watched)
+    if not (isinstance(nxt, gast.Assign) and isinstance(nxt.value, gast.BinOp)):
+        return False
+    if changed([gast.Expr(value=nxt.value)]) & watched:
+        return False
+    s = nxt.value
+    if not isinstance(s.op, (gast.Add, gast.Sub)):
+        return False
+    if isinstance(s.right, gast.Name) and s.right.id == a:
+        other, op = s.left, gast.Sub() if isinstance(s.op, gast.Add) else gast.Add()
+    elif isinstance(s.left, gast.Name) and s.left.id == a and isinstance(s.op, gast.Add):
+        other, op = s.right, gast.Sub()
+    else:
+        return False
+    nxt.value = gast.BinOp(left=other, op=op, right=e)
+    return True
