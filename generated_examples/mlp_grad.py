@@ -52,8 +52,8 @@ def layer(W, b, x):
 # Runtime helpers, copied from s2sad 0.1.0 by --standalone
 def unbroadcast(g, x):
     """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``."""
-    shape = np.shape(x)
-    gshape = np.shape(g)
+    shape = _shape(x)
+    gshape = _shape(g)
     if gshape == shape:
         return g
     lead = len(gshape) - len(shape)
@@ -64,12 +64,18 @@ def unbroadcast(g, x):
         g = np.add.reduce(g, axis=axes, keepdims=True)
     if not shape and isinstance(x, (float, int)):
         return complex(g) if np.iscomplexobj(g) else float(g)
-    return g if np.shape(g) == shape else np.broadcast_to(g, shape)
+    return g if _shape(g) == shape else np.broadcast_to(g, shape)
+
+
+def _shape(x):
+    """``np.shape(x)``, without NumPy's dispatch for the common case of an array (a helper is called
+    once per statement: its overhead is the overhead of generated code on small arrays)."""
+    return x.shape if type(x) is np.ndarray else np.shape(x)
 
 
 def unmatmul_x(g, x, y):
     """Adjoint of ``x`` in ``x @ y``."""
-    if np.ndim(x) == 2 and np.ndim(y) == 2:
+    if _ndim(x) == 2 and _ndim(y) == 2:
         return g @ y.T
     x2, y2, g2 = _matmul_promote(x, y, g)
     bx = unbroadcast(g2 @ np.swapaxes(y2, -1, -2), x2)
@@ -88,9 +94,13 @@ def _matmul_promote(x, y, g):
     return np.asarray(x2), np.asarray(y2), g2
 
 
+def _ndim(x):
+    return x.ndim if type(x) is np.ndarray else np.ndim(x)
+
+
 def unmatmul_y(g, x, y):
     """Adjoint of ``y`` in ``x @ y``."""
-    if np.ndim(x) == 2 and np.ndim(y) == 2:
+    if _ndim(x) == 2 and _ndim(y) == 2:
         return x.T @ g
     x2, y2, g2 = _matmul_promote(x, y, g)
     by = unbroadcast(np.swapaxes(x2, -1, -2) @ g2, y2)
@@ -99,13 +109,13 @@ def unmatmul_y(g, x, y):
 
 def unreduce(g, x, axis=None, keepdims=False):
     """Broadcast the adjoint ``g`` of a reduction of ``x`` over ``axis`` back to ``x``'s shape."""
-    shape = np.shape(x)
+    shape = _shape(x)
     if not shape:  # a reduction of a scalar: the adjoint is a scalar too (a float for a float)
         return g[()] if isinstance(g, np.ndarray) else g
-    if axis is not None and not keepdims and np.ndim(g):
+    if axis is not None and not keepdims and _ndim(g):
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
-    if isinstance(g, float) and np.size(x) <= _SMALL:
+    if isinstance(g, float) and (x.size if type(x) is np.ndarray else np.size(x)) <= _SMALL:
         return np.full(shape, g)  # cheaper than a broadcast view for small arrays
     return np.broadcast_to(g, shape)
 
