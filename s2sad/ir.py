@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gast
 
+from . import runtime
+
 _AST = gast.AST
 
 
@@ -102,7 +104,7 @@ def changed(stmts) -> set[str]:
                     base = base.value
                 if isinstance(base, gast.Name):
                     out.add(base.id)
-            elif isinstance(n, gast.Call):  # add_at(bx, ...), lst.append(v): may change their arguments
+            elif isinstance(n, gast.Call) and not _pure_call(n):  # add_at(bx, ...), lst.append(v)
                 out.update(a.id for a in n.args if isinstance(a, gast.Name))
                 if isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
                     out.add(n.func.value.id)
@@ -111,6 +113,22 @@ def changed(stmts) -> set[str]:
                 if isinstance(target, gast.Name):
                     out.add(target.id)
     return out
+
+
+# NumPy functions that write into an argument; every other ``np.f(...)`` without ``out=`` does not
+_NUMPY_WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis"}
+# runtime helpers make new arrays; add_at writes into its first argument
+_PURE_HELPERS = {n for n, f in vars(runtime).items() if callable(f) and not n.startswith("_")} - {"add_at"}
+
+
+def _pure_call(call) -> bool:
+    """A call known to change none of its arguments: ``np.sum(x)``, ``math.sin(x)``, ``unbroadcast(g, x)``."""
+    f = call.func
+    if any(k.arg == "out" for k in call.keywords):
+        return False
+    if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
+        return f.value.id == "math" or f.value.id == "np" and f.attr not in _NUMPY_WRITERS
+    return isinstance(f, gast.Name) and f.id in _PURE_HELPERS
 
 
 def walk_stmts(body):

@@ -22,19 +22,27 @@ class Shapes:
         self.of: dict[str, frozenset | None] = {}
         self.scalar_symbols: set[str] = set()
         self.shape_tuples: set[str] = set()  # names holding an array's .shape
+        # r -> the shape of x, for r = np.max(x, axis=..., keepdims=True): r broadcasts into x, so
+        # broadcasting r with x's symbols adds nothing (z = x - r has x's shape)
+        self.fits: dict[str, frozenset] = {}
 
     def get(self, atom) -> frozenset | None:
         if isinstance(atom, gast.Constant):
             return frozenset() if isinstance(atom.value, (int, float, complex, bool)) else None
         if isinstance(atom, gast.Name):
             s = self.of.get(atom.id)
-            return None if s is None else frozenset(s - self.scalar_symbols)
+            return None if s is None else self._fold(frozenset(s - self.scalar_symbols))
         return None
+
+    def _fold(self, s: frozenset) -> frozenset:
+        if not self.fits or not any(r in self.fits for r in s):
+            return s
+        return frozenset(r for r in s if not (r in self.fits and self.fits[r] <= s - {r}))
 
     def broadcast(self, atoms) -> frozenset | None:
         """The shape of an elementwise result of ``atoms`` (None if any is unknown)."""
         parts = [self.get(a) for a in atoms]
-        return None if any(p is None for p in parts) else frozenset().union(*parts)
+        return None if any(p is None for p in parts) else self._fold(frozenset().union(*parts))
 
     def same(self, a, b) -> bool:
         sa, sb = self.get(a), self.get(b)
@@ -59,14 +67,20 @@ def infer_shapes(tree: gast.FunctionDef, ns, assume_scalar=()) -> Shapes:
         for s in stmts
         if isinstance(s.value, gast.Attribute) and s.value.attr == "shape" or _calls(s.value, np.shape)
     }
+    bound = {}
+    for s in stmts:
+        bound[s.targets[0].id] = bound.get(s.targets[0].id, 0) + 1
     for _ in range(8):
-        before = (dict(shapes.of), set(shapes.scalar_symbols))
+        before = (dict(shapes.of), set(shapes.scalar_symbols), dict(shapes.fits))
         for stmt in stmts:
             op = classify(stmt, ns)
             out = stmt.targets[0].id
             value = _value_shape(op, shapes)
             if value is None and op.kind != BUILD:
                 value = frozenset([out])  # unknown, but the same wherever this value flows
+                inner = shapes.get(op.args[0]) if op.args else None
+                if _keeps_dims(op) and bound[out] == 1 and out not in tree_params(tree) and inner is not None:
+                    shapes.fits[out] = inner
             if op.kind == RULE and op.rule.kind == SCALAR:
                 for a in op.args:
                     shapes.scalar_symbols |= shapes.get(a) or set()
@@ -90,7 +104,7 @@ def infer_shapes(tree: gast.FunctionDef, ns, assume_scalar=()) -> Shapes:
                 for v in values:
                     if v:
                         shapes.scalar_symbols |= v
-        if (shapes.of, shapes.scalar_symbols) == before:
+        if (shapes.of, shapes.scalar_symbols, shapes.fits) == before:
             break
     shapes.proved_scalar = set()
     if assume_scalar:
@@ -99,6 +113,12 @@ def infer_shapes(tree: gast.FunctionDef, ns, assume_scalar=()) -> Shapes:
     for n in assume_scalar:
         shapes.of[n] = frozenset()
     return shapes
+
+
+def _keeps_dims(op) -> bool:
+    """A reduction with ``keepdims=True``: its result broadcasts back into its input."""
+    keep = op.keywords.get("keepdims") if op.kind == RULE and op.rule.kind == REDUCTION else None
+    return isinstance(keep, gast.Constant) and keep.value is True
 
 
 def _calls(value, fn) -> bool:

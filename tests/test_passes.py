@@ -109,6 +109,35 @@ def test_shapes_prove_scalars_through_math_functions():
     assert not shapes.is_scalar(name("y"))
 
 
+def shifted(x, y):
+    m = np.max(x, axis=1, keepdims=True)
+    z = x - m
+    w = z * np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+    return np.sum(w * y)
+
+
+def test_shapes_know_a_keepdims_reduction_broadcasts_into_its_input():
+    parsed, ns, tree = front(shifted)
+    shapes = infer_shapes(tree, ns)
+    name = lambda n: gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)  # noqa: E731
+    assert shapes.get(name("z")) == frozenset({"x"})
+    assert shapes.get(name("w")) == frozenset({"x"})  # log(sum(exp(z), keepdims)) fits into z too
+    assert shapes.get(name("m")) != frozenset({"x"})  # but is not x's shape itself
+
+
+def test_keepdims_shapes_give_exact_gradients_and_fewer_unbroadcasts():
+    from fd import check_grad
+
+    import s2sad
+
+    rng = np.random.default_rng(3)
+    for x_shape, y_shape in [((3, 4), (3, 4)), ((1, 4), (3, 4)), ((3, 4), (3, 1)), ((3, 4), (4,))]:
+        check_grad(shifted, (rng.standard_normal(x_shape), rng.standard_normal(y_shape)))
+    text = s2sad.source(s2sad.grad(shifted, wrt=0))
+    # z = x - m and w = z * lse have x's shape: only m, lse and the product with y are summed back
+    assert text.count("unbroadcast(") == 3
+
+
 def folding(x):
     return x
 
