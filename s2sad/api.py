@@ -6,7 +6,9 @@ Python function it defines; ``source(fn)`` gives that module's text.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -68,6 +70,19 @@ def _function_name(kind: str, fn, wrt: tuple[str, ...]) -> str:
     return f"{kind}_{base}"
 
 
+@contextlib.contextmanager
+def _no_gc():
+    """Generation makes many short-lived tree nodes and no cycles worth collecting: the cyclic
+    collector would only rescan the process's objects again and again (15-20% of generation time)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _build(fn, kind: str, wrt: Wrt, verbose: bool):
     names, many = _wrt_names(fn, wrt)
     key = (_globals_key(fn), names, many, kind)
@@ -75,26 +90,33 @@ def _build(fn, kind: str, wrt: Wrt, verbose: bool):
     if hit is not None and all(fn.__globals__.get(k, v) is v for k, v in hit[1].items()):
         result = hit[0]
     else:
-        fname = _function_name(kind, fn, names)
-        if kind in ("grad", "value_and_grad", "vjp", "jvp"):
-            gen = derive(fn, names, kind, fname, as_tuple=many)
-        elif kind in ("hessian", "hvp"):
-            if many:
-                raise DifferentiationError(f"{kind} takes one argument in wrt; got {names}")
-            gradient = _build(fn, "grad", names[0], False)
-            gen = derive_composite(gradient, names, kind, fname, signature_of=fn)
-        else:
-            gen = derive_composite(fn, names, kind, fname, as_tuple=many)
-        text = codegen.module_source(gen.functions)  # with source-map comments
-        module = load(text, gen.namespace, f"{fname} of {fn.__qualname__}")
-        result = module[fname]
-        result.__s2sad_source__ = text
-        result.__wrapped_function__ = fn
-        result._repr_html_ = functools.partial(codegen.to_html, text)  # IPython shows the source
-        _CACHE[key] = (result, dict(gen.namespace))
+        with _no_gc():
+            result, namespace = _generate(fn, kind, names, many)
+        _CACHE[key] = (result, namespace)
     if verbose:
         print(result.__s2sad_source__)
     return result
+
+
+def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
+    """The compiled derivative function and the namespace its module was given."""
+    fname = _function_name(kind, fn, names)
+    if kind in ("grad", "value_and_grad", "vjp", "jvp"):
+        gen = derive(fn, names, kind, fname, as_tuple=many)
+    elif kind in ("hessian", "hvp"):
+        if many:
+            raise DifferentiationError(f"{kind} takes one argument in wrt; got {names}")
+        gradient = _build(fn, "grad", names[0], False)
+        gen = derive_composite(gradient, names, kind, fname, signature_of=fn)
+    else:
+        gen = derive_composite(fn, names, kind, fname, as_tuple=many)
+    text = codegen.module_source(gen.functions)  # with source-map comments
+    module = load(text, gen.namespace, f"{fname} of {fn.__qualname__}")
+    result = module[fname]
+    result.__s2sad_source__ = text
+    result.__wrapped_function__ = fn
+    result._repr_html_ = functools.partial(codegen.to_html, text)  # IPython shows the source
+    return result, dict(gen.namespace)
 
 
 def _entry(kind: str, doc: str):

@@ -1,8 +1,10 @@
 """optimize: clean generated code without changing what it computes.
 
-Takes a derivative ``FunctionDef``; gives it back with dead assignments removed, constants folded
-(``2 - 1`` -> ``1``, ``x ** 1`` -> ``x``, ``e * 1`` -> ``e``) and arguments that equal the callee's
-defaults dropped (``unreduce(g, x, None, False)`` -> ``unreduce(g, x)``).
+Takes a derivative ``FunctionDef``; gives it back with constants folded (``2 - 1`` -> ``1``,
+``x ** 1`` -> ``x``, ``e * 1`` -> ``e``), arguments that equal the callee's defaults dropped
+(``unreduce(g, x, None, False)`` -> ``unreduce(g, x)``), a pure expression computed again with the same
+operands replaced by the name holding it (CSE), copies folded away (``copies``) and dead assignments
+removed.
 """
 
 from __future__ import annotations

@@ -3,8 +3,10 @@
 Takes ANF code and the namespace; gives ``shape[name]``: a frozenset of *symbols* whose broadcast
 is the variable's shape (the empty set is a scalar), or None when unknown.  Each parameter is a
 symbol; an elementwise result is the union of its inputs' symbols; a full reduction or a ``math``
-function is a scalar.  Arguments of ``math`` functions are scalars, and so is everything that was
-broadcast into a scalar, so plain float code is proved scalar and needs no ``unbroadcast``.
+function is a scalar; a ``keepdims=True`` reduction of ``x`` is a symbol of its own that is known to
+broadcast into ``x``'s shape, so ``x - np.max(x, axis=1, keepdims=True)`` has ``x``'s shape.
+Arguments of ``math`` functions are scalars, and so is everything that was broadcast into a scalar,
+so plain float code is proved scalar and needs no ``unbroadcast``.
 """
 
 from __future__ import annotations
