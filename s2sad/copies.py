@@ -15,6 +15,7 @@ The copies themselves are left for dead-code removal.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 import gast
@@ -27,10 +28,17 @@ _SCOPES += (gast.ClassDef, gast.Global, gast.Nonlocal, gast.Delete)
 
 
 def fold_copies(fn: gast.FunctionDef) -> None:
-    if any(isinstance(n, _SCOPES) for n in walk(fn) if n is not fn):
-        return  # names may mean other things in inner scopes: leave the function as it is
-    _merge(fn)
-    _blocks(fn.body, _loads(fn))
+    binds: dict[str, int] = {}
+    for n in walk(fn):
+        if isinstance(n, gast.Name):
+            if isinstance(n.ctx, gast.Store):
+                binds[n.id] = binds.get(n.id, 0) + 1
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            binds[n.target.id] = binds.get(n.target.id, 0) + 1
+        elif isinstance(n, _SCOPES) and n is not fn:
+            return  # names may mean other things in inner scopes: leave the function as it is
+    loads = _merge(fn, binds)
+    _blocks(fn.body, loads)
 
 
 def _is_copy(stmt) -> bool:
@@ -42,52 +50,54 @@ def _is_copy(stmt) -> bool:
     )
 
 
-def _loads(fn) -> dict[str, int]:
+def _rename_and_count(fn, parent) -> dict[str, int]:
+    """Rename merged names to the name that stays; how often each name is read."""
     counts: dict[str, int] = {}
     for n in walk(fn):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            counts[n.id] = counts.get(n.id, 0) + 1
+        if isinstance(n, gast.Name):
+            if n.id in parent:
+                n.id = _root(parent, n.id)
+            if isinstance(n.ctx, gast.Load):
+                counts[n.id] = counts.get(n.id, 0) + 1
     return counts
+
+
+def _root(parent, v):
+    while v in parent:
+        v = parent[v]
+    return v
 
 
 # ---- names assigned once, joined by a copy ------------------------------------------------------
 
 
-def _merge(fn):
+def _merge(fn, binds) -> dict[str, int]:
+    """Merge names joined by copies; gives how often each name is read afterwards."""
     params = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
     params |= {a.id for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
-    binds: dict[str, int] = {}
-    for n in walk(fn):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-            binds[n.id] = binds.get(n.id, 0) + 1
-        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
-            binds[n.target.id] = binds.get(n.target.id, 0) + 1
     defined: set[str] = set()  # bound once, by a statement at the function's top level, so far
     parent: dict[str, str] = {}  # merged names: a forest, each tree one value
-
-    def root(v):
-        while v in parent:
-            v = parent[v]
-        return v
-
     copies = set()  # ids of the copy statements
     for stmt in fn.body:
         if _is_copy(stmt):
             a, b = stmt.targets[0].id, stmt.value.id
             if b in defined and binds.get(a) == 1 and binds.get(b) == 1 and a not in params:
-                ra, rb = root(a), root(b)
+                ra, rb = _root(parent, a), _root(parent, b)
                 keep, drop = (ra, rb) if _rank(ra) < _rank(rb) else (rb, ra)
                 if keep != drop:
                     parent[drop] = keep
                 copies.add(id(stmt))
         if isinstance(stmt, gast.Assign):
-            defined.update(n.id for n in walk(stmt.targets[0]) if isinstance(n, gast.Name))
-    if not parent:
-        return
-    for n in walk(fn):
-        if isinstance(n, gast.Name) and n.id in parent:
-            n.id = root(n.id)
-    fn.body[:] = [s for s in fn.body if not (id(s) in copies and s.targets[0].id == s.value.id)]
+            t = stmt.targets[0]
+            defined.update([t.id] if isinstance(t, gast.Name) else (n.id for n in walk(t) if isinstance(n, gast.Name)))
+    counts = _rename_and_count(fn, parent)
+    if parent:
+        kept = [s for s in fn.body if not (id(s) in copies and s.targets[0].id == s.value.id)]
+        for s in fn.body:
+            if id(s) in copies and s.targets[0].id == s.value.id:
+                counts[s.value.id] -= 1  # the copy goes, and its read with it
+        fn.body[:] = kept
+    return counts
 
 
 def _rank(name: str) -> int:
@@ -109,23 +119,54 @@ def _blocks(body, loads):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list):
                 _blocks(inner, loads)
-    # copies first: a negation's one reader may be a copy that folds into an update
-    body[:] = [s for i, s in enumerate(body) if not (_is_copy(s) and _into_update(body, i, loads))]
-    body[:] = [s for i, s in enumerate(body) if not (_is_negation(s, loads) and _into_sum(body, i))]
+    # copies first: a negation's one reader may be a copy that folds into an update.  A fold rewrites
+    # a later statement, but only in names no statement before it touches: the index stays true
+    facts = [_facts(s) for s in body]
+    index = _Uses(body, facts)
+    keep = [not (_is_copy(s) and _into_update(index, i, loads)) for i, s in enumerate(body)]
+    body[:] = [s for s, k in zip(body, keep) if k]
+    index = _Uses(body, [f for f, k in zip(facts, keep) if k])
+    keep = [not (_is_negation(s, loads) and _into_sum(index, i)) for i, s in enumerate(body)]
+    body[:] = [s for s, k in zip(body, keep) if k]
 
 
-def _next_use(body, i, read, changes):
-    """The first statement after ``body[i]`` that reads one of ``read`` or changes one of ``changes``."""
-    for stmt in body[i + 1 :]:
-        if changed([stmt]) & changes or any(isinstance(n, gast.Name) and n.id in read for n in walk(stmt)):
-            return stmt
-    return None
+def _facts(stmt):
+    """(names a statement mentions, names it changes)."""
+    mentioned: set[str] = set()
+    return mentioned, changed([stmt], mentioned)
 
 
-def _into_update(body, i, loads) -> bool:
+class _Uses:
+    """Where each name is mentioned and changed in one block, to find a name's next use quickly."""
+
+    def __init__(self, body, facts):
+        self.body, self.facts = body, facts
+        self.mentions: dict[str, list[int]] = {}
+        self.changes: dict[str, list[int]] = {}
+        for i, (mentioned, changes) in enumerate(facts):
+            for n in mentioned:
+                self.mentions.setdefault(n, []).append(i)
+            for n in changes:
+                self.changes.setdefault(n, []).append(i)
+
+    def next_use(self, i, read, changes):
+        """The first statement after ``body[i]`` that mentions one of ``read`` or changes one of
+        ``changes`` (its position), or None."""
+        first = None
+        for names, table in ((read, self.mentions), (changes, self.changes)):
+            for n in names:
+                at = table.get(n, ())
+                k = bisect.bisect_right(at, i)
+                if k < len(at) and (first is None or at[k] < first):
+                    first = at[k]
+        return first
+
+
+def _into_update(index, i, loads) -> bool:
     """``a = b; ...; a = f(a)`` with nothing touching a or b between -> ``a = f(b)``."""
-    a, b = body[i].targets[0].id, body[i].value.id
-    nxt = _next_use(body, i, {a}, {a, b})
+    a, b = index.body[i].targets[0].id, index.body[i].value.id
+    j = index.next_use(i, {a}, {a, b})
+    nxt = None if j is None else index.body[j]
     if not (
         isinstance(nxt, gast.Assign)
         and isinstance(nxt.targets[0], gast.Name)
@@ -138,6 +179,7 @@ def _into_update(body, i, loads) -> bool:
         return False
     for n in reads:
         n.id = b
+    index.facts[j][0].add(b)  # for the negation pass, which indexes the block again
     loads[a] = loads.get(a, 0) - len(reads)
     loads[b] = loads.get(b, 0) + len(reads) - 1  # the copy read b once
     return True
@@ -153,11 +195,12 @@ def _is_negation(stmt, loads) -> bool:
     )
 
 
-def _into_sum(body, i) -> bool:
+def _into_sum(index, i) -> bool:
     """``a = -e; ...; c = y + a`` (a read nowhere else, nothing e reads changed between) -> ``c = y - e``."""
-    a, e = body[i].targets[0].id, body[i].value.operand
+    a, e = index.body[i].targets[0].id, index.body[i].value.operand
     watched = {a} | {n.id for n in walk(e) if isinstance(n, gast.Name)}
-    nxt = _next_use(body, i, {a}, watched)
+    j = index.next_use(i, {a}, watched)
+    nxt = None if j is None else index.body[j]
     if not (isinstance(nxt, gast.Assign) and isinstance(nxt.value, gast.BinOp)):
         return False
     if changed([gast.Expr(value=nxt.value)]) & watched:

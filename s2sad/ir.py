@@ -90,14 +90,17 @@ def targets(stmt) -> list[str]:
     return []
 
 
-def changed(stmts) -> set[str]:
+def changed(stmts, mentioned: set | None = None) -> set[str]:
     """Names the statements bind or may change in place (``bt[1] = v``, ``bx += g``, ``add_at(bx, i, g)``,
-    ``lst.append(v)``)."""
+    ``lst.append(v)``).  With ``mentioned``, every name they mention is added to it on the way."""
     out = set()
     for s in stmts:
         for n in walk(s):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                out.add(n.id)
+            if isinstance(n, gast.Name):
+                if mentioned is not None:
+                    mentioned.add(n.id)
+                if isinstance(n.ctx, gast.Store):
+                    out.add(n.id)
             elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):  # bt[1] = v changes bt
                 base = n.value
                 while isinstance(base, gast.Subscript):
