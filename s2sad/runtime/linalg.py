@@ -276,10 +276,12 @@ def eigengaps(w, what="eigenvectors have no derivative at repeated eigenvalues")
     """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it, for eigenvalues ``w``; raises
     where the eigenvectors have no derivative (repeated or complex eigenvalues)."""
     if np.iscomplexobj(w):
-        raise ValueError(
-            "s2sad differentiates np.linalg.eig only for real eigenvalues, and this matrix has complex "
-            "ones; for a symmetric matrix use np.linalg.eigh"
-        )
+        if np.any(np.imag(w) != 0):
+            raise ValueError(
+                "s2sad differentiates np.linalg.eig only for real eigenvalues, and this matrix has complex "
+                "ones; for a symmetric matrix use np.linalg.eigh"
+            )
+        w = np.real(w)  # NumPy >= 2.5 returns eigenvalues as complex numbers even when they are real
     diff = np.expand_dims(w, -2) - np.expand_dims(w, -1)
     off = ~np.eye(np.shape(w)[-1], dtype=bool)
     scale = np.max(np.abs(w), initial=0.0) * np.shape(w)[-1] * np.finfo(float).eps
@@ -300,8 +302,9 @@ def uneigh(gw, gv, w, v):
 def uneig(gw, gv, w, v):
     """Adjoint of ``a`` in ``(w, v) = eig(a)``, real distinct eigenvalues, unit eigenvectors:
     ``ā = v^-T (diag(gw) + F * (v^T ĝv)) v^T``, ``ĝv`` = ``gv`` minus its part along each ``v``."""
-    if np.iscomplexobj(w):
-        eigengaps(w)  # raises
+    if np.iscomplexobj(w) or np.iscomplexobj(v):  # NumPy >= 2.5: complex dtype, real values
+        eigengaps(w)  # raises where they are not real
+        w, v, gw, gv = np.real(w), np.real(v), np.real(gw), np.real(gv)
     inner = np.expand_dims(gw, -2) * np.eye(np.shape(w)[-1])
     if np.any(gv):
         gv = gv - v * np.sum(v * gv, axis=-2, keepdims=True)
