@@ -22,4 +22,18 @@ class Location:
         return f"{self.filename}:{line}:{(col or 0) + self.indent + 1}"
 
     def error(self, node, message: str) -> DifferentiationError:
-        return DifferentiationError(f"{self.of(node)}: {message}")
+        return DifferentiationError(f"{self.of(node)}: {message}{self._origin(node)}")
+
+    def _origin(self, node) -> str:
+        """For a line of generated code (a derivative being differentiated again): the user's line
+        it comes from, as its source-map comment names it."""
+        line = getattr(node, "lineno", None)
+        if not self.filename.startswith("<s2sad") or line is None:
+            return ""
+        from .codegen import _comment
+
+        comment = _comment(self.filename, line)
+        if comment is None:
+            return ""
+        code, where = comment[2:].rsplit("  (", 1)
+        return f" (in the derivative of `{code}`, {where[:-1]})"
