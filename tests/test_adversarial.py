@@ -1,0 +1,1135 @@
+"""Adversarial programs: each is differentiated in every mode (grad, value_and_grad, jvp, vjp for array outputs,
+hessian) and must be exact -- against running f and central finite differences -- or refused with a located
+``DifferentiationError``; no call may change the caller's inputs, tangents or seeds (see exact_or_refused.py).
+
+Organised by class: aliasing / views / in-place writes; reassignment and swaps in loops and branches; returned
+values; the caller's data; names and common subexpressions; optimizer folds of identities; fancy-index writes;
+objects without rules (refused, never constants)."""
+
+import math
+
+import numpy as np
+import pytest
+from exact_or_refused import assert_exact_or_refused
+
+X4 = np.array([0.5, -1.5, 2.0, 0.25])
+X6 = np.array([0.3, -0.7, 1.1, 0.4, -1.2, 0.9])
+M32 = np.array([[0.5, -1.0], [1.5, 0.25], [-0.75, 2.0]])
+
+CASES: dict[str, list] = {}
+
+
+def case(group, *args, wrt=None, hessian=True):
+    """Registers the decorated program, with its arguments, under ``group``."""
+
+    def register(f):
+        CASES.setdefault(group, []).append(pytest.param(f, args, wrt, hessian, id=f.__name__))
+        return f
+
+    return register
+
+
+def _first_two(a):
+    return a[:2]
+
+
+def _rows(a):
+    return a[0], a[1]
+
+
+def _pair(p, q):
+    return q, p * q
+
+
+def _scale_inplace(a, s):
+    a *= s
+    return a
+
+
+# ---- aliasing, views and in-place writes -------------------------------------------------------------------
+
+
+@case("views", X4)
+def views(x):
+    a = x * 1.0
+    v = a[1:]
+    v *= 2
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def alias_then_setitem(x):
+    b0 = x * 1.0
+    c = b0
+    c[0] = x[1] * x[2]
+    return np.sum(b0 * b0)
+
+
+@case("views", X4)
+def transpose_view_setitem(x):
+    a = x.reshape(2, 2) * 1.0
+    a.T[0, 1] = a[0, 0] * 3.0
+    return np.sum(a * np.sin(a))
+
+
+@case("views", X4)
+def reshape_view_setitem(x):
+    a = x * 1.0
+    a.reshape(2, 2)[0, 0] = x[3] * x[3]
+    return np.sum(a * np.sin(a))
+
+
+@case("views", M32)
+def row_iadd(m):
+    a = m * 1.0
+    row = a[0]
+    row += m[1]
+    return np.sum(a * a)
+
+
+@case("views", M32)
+def for_row_in_a(m):
+    a = m * 2.0
+    for row in a:
+        row += np.sin(row)
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def helper_returns_view(x):
+    a = x * 1.0
+    h = _first_two(a)
+    h *= x[2:]
+    return np.sum(a * a)
+
+
+@case("views", M32)
+def helper_returns_two_rows(m):
+    a = m * 1.0
+    r0, r1 = _rows(a)
+    r0 += r1 * r1
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def helper_writes_its_argument(x):
+    a = x + 1.0
+    _scale_inplace(a, x)
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def alias_iadd(x):
+    a = x * 1.0
+    b = a
+    b += x
+    return np.sum(a * b)
+
+
+@case("views", X4)
+def alias_then_rebind(x):
+    a = x * 1.0
+    b = a
+    a = a * 2.0
+    b += x
+    return np.sum(a * b)
+
+
+@case("views", X4)
+def list_alias_append(x):
+    items = [x * 1.0]
+    other = items
+    other.append(x * x)
+    return np.sum(items[-1]) + np.sum(items[0]) * len(items)
+
+
+@case("views", X4)
+def list_holds_array_then_mutated(x):
+    a = x * 1.0
+    items = [a]
+    a *= x
+    return np.sum(items[0] * items[0])
+
+
+@case("views", X6)
+def view_of_view(x):
+    a = x * 1.0
+    v = a[1:]
+    w = v[::2]
+    w *= 3.0
+    return np.sum(a * np.cos(a))
+
+
+@case("views", M32)
+def ravel_is_a_view(m):
+    a = m * 1.0
+    r = a.ravel()
+    r[0] = r[5] * 2.0
+    return np.sum(a * a)
+
+
+@case("views", M32)
+def flatten_is_a_copy(m):
+    a = m * 1.0
+    r = a.flatten()
+    r[0] = r[5] * 7.0
+    return np.sum(a * a) + np.sum(r)
+
+
+@case("views", M32)
+def transpose_method_view(m):
+    a = m * 1.0
+    t = a.transpose()
+    t[0] *= m[:, 1]
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def squeeze_view(x):
+    a = x[None] * 1.0
+    s = a.squeeze()
+    s[1] = s[0] * s[2]
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def ellipsis_view(x):
+    a = x * 1.0
+    v = a[...]
+    v += x * x
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def newaxis_view(x):
+    a = x * 1.0
+    v = a[None]
+    v[0, 1] = x[0] * x[0]
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def np_reshape_function_view(x):
+    a = x * 1.0
+    v = np.reshape(a, (2, 2))
+    v[1] *= 3.0
+    return np.sum(a * np.sin(a))
+
+
+@case("views", M32)
+def np_ravel_function_view(m):
+    a = m * 1.0
+    v = np.ravel(a)
+    v -= m[0, 0]
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def asarray_is_an_alias(x):
+    a = x * 1.0
+    b = np.asarray(a)
+    b *= 2.0
+    return np.sum(a * x)
+
+
+@case("views", X4)
+def copy_is_a_copy(x):
+    a = x * 1.0
+    b = np.copy(a)
+    c = a.copy()
+    b *= 2.0
+    c += 1.0
+    return np.sum(a * b * c)
+
+
+@case("views", X4)
+def isub_self(x):
+    a = x * 1.0
+    a -= x * x
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def idiv_in_loop(x):
+    a = x + 1.0
+    for i in range(3):
+        a /= 1.0 + x * x
+    return np.sum(a)
+
+
+@case("views", X4)
+def inplace_in_branch(x):
+    a = x * 1.0
+    if x[0] > 0:
+        a *= x
+    else:
+        a += x
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def setitem_through_view_in_loop(x):
+    a = np.zeros(4)
+    v = a[:]
+    for i in range(4):
+        v[i] = x[i] * a[i - 1] + x[i]
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def reversed_view_iadd_overlap(x):
+    a = x * 1.0
+    v = a[::-1]
+    v += a
+    return np.sum(a * np.arange(1.0, 5.0))
+
+
+@case("views", X4)
+def full_slice_assign_from_reversed(x):
+    a = x * 1.0
+    a[:] = a[::-1] * x
+    return np.sum(a * np.arange(1.0, 5.0))
+
+
+@case("views", X4)
+def ellipsis_assign(x):
+    a = np.zeros(4)
+    a[...] = x * x
+    return np.sum(a * x)
+
+
+@case("views", X4)
+def out_argument(x):
+    a = x * 1.0
+    np.multiply(a, x, out=a)
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def out_into_a_view(x):
+    a = x * 1.0
+    np.sin(x[:2], out=a[2:])
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def split_views(x):
+    a = x * 1.0
+    p, q = np.split(a, 2)
+    p *= q
+    return np.sum(a * a)
+
+
+@case("views", M32)
+def swapaxes_view(m):
+    a = m * 1.0
+    s = np.swapaxes(a, 0, 1)
+    s[1, 2] = s[0, 0] * s[1, 1]
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def atleast_2d_view(x):
+    a = x * 1.0
+    v = np.atleast_2d(a)
+    v[0, 3] = v[0, 0] + v[0, 1]
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def shape_attribute_assignment(x):
+    a = x * 1.0
+    a.shape = (2, 2)
+    return np.sum(a[0] * a[1] * a[1])
+
+
+@case("views", X4)
+def inplace_sort_method(x):
+    a = x * 1.0
+    a.sort()
+    return np.sum(a * np.arange(1.0, 5.0))
+
+
+@case("views", X4)
+def fill_method(x):
+    a = x * 1.0
+    a[:2].fill(x[3] * 2.0)
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def flat_setitem(x):
+    a = x.reshape(2, 2) * 1.0
+    a.flat[3] = x[0] * x[1]
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def copyto(x):
+    a = np.zeros(4)
+    np.copyto(a, x * x)
+    return np.sum(a * x)
+
+
+@case("views", X4)
+def dict_value_alias(x):
+    a = x * 1.0
+    d = {"a": a}
+    d["a"] *= x
+    return np.sum(a * a)
+
+
+@case("views", M32)
+def comprehension_rows_alias(m):
+    a = m * 1.0
+    rows = [a[i] for i in range(3)]
+    rows[0] += rows[2]
+    return np.sum(a * a)
+
+
+@case("views", M32)
+def enumerate_rows_inplace(m):
+    a = m * 1.0
+    for i, row in enumerate(a):
+        row *= i + m[i, 0]
+    return np.sum(a * a)
+
+
+@case("views", M32)
+def zip_rows_inplace(m):
+    a = m * 1.0
+    b = m * m
+    for r, s in zip(a, b):
+        r += s
+    return np.sum(a * b)
+
+
+@case("views", X4)
+def real_part_view(x):
+    a = x * 1.0
+    r = a.real
+    r *= 2.0
+    return np.sum(a * a)
+
+
+@case("views", X4)
+def overwritten_loop_carried_array(x):
+    a = x * 1.0
+    keep = a
+    for i in range(3):
+        a = a * x
+        keep += a
+    return np.sum(keep * keep)
+
+
+@case("views", X4)
+def write_after_read_in_loop(x):
+    a = x * 1.0
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(a * a)
+        a[i] = a[i + 1] * x[i]
+    return s
+
+
+# ---- reassignment and swaps in loops and branches ----------------------------------------------------------
+
+
+@case("reassign", 2.0)
+def power_loop(x):
+    y = x
+    for i in range(3):
+        y = y * x
+    return y
+
+
+@case("reassign", 0.4, 0.9)
+def swap(x, y):
+    for _ in range(3):
+        x, y = y, x
+    return x * y * y
+
+
+@case("reassign", 0.4, 0.9, 1.3)
+def rotate_three(x, y, z):
+    for _ in range(2):
+        x, y, z = y, z, x
+    return x * y * y * z * z * z
+
+
+@case("reassign", 0.4, 0.9)
+def fibonacci_pairs(x, y):
+    a, b = x, y
+    for _ in range(4):
+        a, b = a + b, a
+    return a * b * b
+
+
+@case("reassign", 0.4, 0.9)
+def swap_in_branch(x, y):
+    if x < y:
+        x, y = y, x
+    return x * y * y
+
+
+@case("reassign", 0.4, 0.9)
+def swap_in_both_branches(x, y):
+    if x < y:
+        x, y = y, x * 2.0
+    else:
+        y, x = x, y
+    return x * y * y
+
+
+@case("reassign", 0.4, 0.9)
+def swap_through_temporary(x, y):
+    for _ in range(3):
+        t = x
+        x = y
+        y = t
+    return x * y * y
+
+
+@case("reassign", 0.4, 0.9)
+def swap_by_helper(x, y):
+    for _ in range(3):
+        x, y = _pair(x, y)
+    return x * y * y
+
+
+@case("reassign", 0.4, 0.9, 1.3)
+def nested_tuple_unpack(x, y, z):
+    (x, y), z = (y, z), x
+    return x * y * y * z * z * z
+
+
+@case("reassign", 0.4, 0.9, 1.3)
+def starred_unpack(x, y, z):
+    x, *rest = [y, z, x]
+    return x * rest[0] * rest[0] * rest[1] ** 3
+
+
+@case("reassign", X4, X4[::-1].copy())
+def swap_arrays_then_inplace(x, y):
+    a, b = x * 1.0, y * 1.0
+    for _ in range(3):
+        a, b = b, a
+        a *= 2.0
+    return np.sum(a * b * b)
+
+
+@case("reassign", X4)
+def swap_elements(x):
+    a = x * 1.0
+    a[0], a[1] = a[1], a[0]
+    return np.sum(a * np.arange(1.0, 5.0))
+
+
+@case("reassign", X4)
+def swap_elements_with_products(x):
+    a = x * 1.0
+    for _ in range(2):
+        a[0], a[2] = a[2] * x[1], a[0]
+    return np.sum(a * np.arange(1.0, 5.0))
+
+
+@case("reassign", M32)
+def swap_rows_views(m):
+    a = m * 1.0
+    a[0], a[1] = a[1], a[0]
+    return np.sum(a * np.arange(6.0).reshape(3, 2))
+
+
+@case("reassign", 0.4, 0.9)
+def swap_in_while(x, y):
+    n = 0
+    while n < 3:
+        x, y = y, x + y
+        n += 1
+    return x * y * y
+
+
+@case("reassign", 0.7)
+def reassign_argument_in_loop(x):
+    for i in range(3):
+        x = x * x - 0.5
+    return x
+
+
+@case("reassign", 1.5)
+def reassign_in_several_ifs(x):
+    y = x
+    if x > 0:
+        y = y * x
+    if x > 1:
+        y = y * x
+    if x < 5:
+        y = y + x
+    return y
+
+
+@case("reassign", 0.5)
+def augmented_float_in_loop(x):
+    y = x
+    for _ in range(3):
+        y *= x
+    return y
+
+
+@case("reassign", 0.5)
+def reassign_in_loop_and_branch(x):
+    y = x
+    for i in range(4):
+        if i % 2:
+            y = y * x
+        else:
+            y = y + x * x
+    return y
+
+
+@case("reassign", 0.8, 0.3)
+def swap_in_loop_branch(a, b):
+    for i in range(4):
+        if i % 2:
+            a, b = a + b, a
+        else:
+            a, b = b, a * b
+    return a * b
+
+
+@case("reassign", X4)
+def loop_rebinds_array_then_writes(x):
+    a = x * 1.0
+    for i in range(3):
+        a = a * 0.5
+        a[i] = x[i] * x[i]
+    return np.sum(a * a)
+
+
+@case("reassign", 0.3, 0.8)
+def swap_with_break(x, y):
+    for i in range(10):
+        x, y = y, x + 0.5 * y
+        if x > 2.0:
+            break
+    return x * y
+
+
+# ---- returned values --------------------------------------------------------------------------------------
+
+
+@case("returns", 0.7)
+def early_return_value(x):
+    if x > 0:
+        return x * x
+    y = x
+    for _ in range(3):
+        y = y * x
+    return y
+
+
+@case("returns", 0.9)
+def return_inside_loop(x):
+    for i in range(6):
+        x = x * 1.1 + x * x * 0.1
+        if x > 1.5:
+            return x
+    return x * 2.0
+
+
+@case("returns", 0.7)
+def returned_name_rebound_after_use(x):
+    y = x * x
+    z = y
+    y += 1.0
+    return z * y
+
+
+@case("returns", 0.6)
+def returned_in_while(x):
+    y = x
+    while y < 3.0:
+        y = y * 1.5 + x
+    return y
+
+
+@case("returns", X4)
+def returned_array_written_through_view(x):
+    a = x * 1.0
+    v = a[:2]
+    v *= x[2:]
+    return a
+
+
+@case("returns", X4)
+def returned_view_of_created(x):
+    a = x * x
+    return a[1:]
+
+
+@case("returns", X4)
+def returned_identity(x):
+    return x
+
+
+@case("returns", X4)
+def returned_times_one(x):
+    return x * 1.0
+
+
+@case("returns", 1.2)
+def returned_after_if_elif(x):
+    y = x
+    if x > 2:
+        y = y * y
+    elif x > 1:
+        y = y * y * y
+    else:
+        y = -y
+    return y
+
+
+@case("returns", X4)
+def returned_after_inplace_on_alias(x):
+    a = x * 1.0
+    b = a
+    b *= 3.0
+    return np.sum(a)
+
+
+@case("returns", 0.5)
+def returned_conditional_expression(x):
+    y = x
+    for _ in range(2):
+        y = y * x if y > 0 else y + x
+    return y
+
+
+# ---- the caller's data: f writes into its own inputs; identities must not alias --------------------------------
+
+
+@case("caller", X4)
+def f_scales_its_input(x):
+    x *= 2.0
+    return np.sum(x * x)
+
+
+@case("caller", X4)
+def f_writes_a_view_of_its_input(x):
+    v = x[1:]
+    v += 1.0
+    return np.sum(x * x)
+
+
+@case("caller", X4)
+def f_setitem_on_input(x):
+    x[0] = x[1] * x[2]
+    return np.sum(x * x)
+
+
+@case("caller", X4)
+def f_alias_of_input_iadd(x):
+    y = x
+    y += 1.0
+    return np.sum(x * y)
+
+
+@case("caller", X4, X4[::-1].copy())
+def f_writes_second_input(x, y):
+    y[:] = x * y
+    return np.sum(y * x)
+
+
+@case("caller", X4)
+def f_sorts_input(x):
+    x.sort()
+    return np.sum(x * np.arange(1.0, 5.0))
+
+
+@case("caller", X4)
+def f_out_into_input(x):
+    np.sin(x, out=x)
+    return np.sum(x * x)
+
+
+# ---- names and common subexpressions ----------------------------------------------------------------------
+
+
+@case("names", X4)
+def cse_buf(x):
+    buf = x * 2.0
+    other = x * 2.0
+    buf += 1.0
+    return np.sum(buf * other)
+
+
+@case("names", X4)
+def cse_plain(x):
+    c1 = x * 2.0
+    c2 = x * 2.0
+    c1 += 1.0
+    return np.sum(c1 * c2)
+
+
+@case("names", X4)
+def cse_two_b_names(x):
+    ba = np.sin(x)
+    bb = np.sin(x)
+    ba *= x
+    return np.sum(ba * bb)
+
+
+@case("names", X4)
+def cse_identical_slices(x):
+    a = x * 1.0
+    p = a[1:]
+    q = a[1:]
+    p *= 2.0
+    return np.sum(q * q)
+
+
+@case("names", X4)
+def locals_named_like_generated(x):
+    bx = x * x
+    t = bx + 1.0
+    u = t * x
+    v = u
+    out = v * 2.0
+    bout = out
+    dx = bout * x
+    return np.sum(dx)
+
+
+@case("names", X4, X4[::-1].copy())
+def parameter_named_like_adjoint(x, bx):
+    return np.sum(x * bx * bx)
+
+
+@case("names", X4, X4[::-1].copy())
+def parameter_named_like_tangent(x, dx):
+    return np.sum(x * dx * dx)
+
+
+@case("names", X4)
+def local_named_like_runtime_helper(x):
+    unbroadcast = x * 2.0
+    unreduce = unbroadcast * x
+    return np.sum(unreduce * unbroadcast)
+
+
+@case("names", 0.7)
+def local_shadowing_math(x):
+    y = math.sin(x)
+    math_ = y * x
+    return math_ * y
+
+
+@case("names", X4)
+def buf_loop_carried(x):
+    buf = x * 1.0
+    for i in range(3):
+        buf += x * buf
+    return np.sum(buf)
+
+
+# ---- the optimizer's identities: a fold must not turn a fresh array into an alias ---------------------------
+
+
+@case("folds", X4)
+def times_one_then_setitem(x):
+    a = x * 1.0
+    a[0] = 5.0
+    return np.sum(a * x)
+
+
+@case("folds", X4)
+def divide_by_one_then_iadd(x):
+    a = x / 1.0
+    a += x
+    return np.sum(a * x)
+
+
+@case("folds", X4)
+def power_one_then_imul(x):
+    a = x**1
+    a *= x
+    return np.sum(a)
+
+
+@case("folds", X4)
+def plus_zero_then_isub(x):
+    a = x + 0.0
+    a -= x * x
+    return np.sum(a * x)
+
+
+@case("folds", X4)
+def minus_zero_then_setitem(x):
+    a = x - 0.0
+    a[1:] = 0.0
+    return np.sum(a * x)
+
+
+@case("folds", X4)
+def unary_plus_then_imul(x):
+    a = +x
+    a *= 3.0
+    return np.sum(a * x)
+
+
+@case("folds", X4)
+def one_times_then_slice_write(x):
+    a = 1.0 * x
+    a[::2] *= 4.0
+    return np.sum(a * x)
+
+
+@case("folds", X4)
+def multiply_function_one(x):
+    a = np.multiply(x, 1.0)
+    a += 1.0
+    return np.sum(a * x)
+
+
+@case("folds", X4)
+def astype_then_write(x):
+    a = x.astype(float)
+    a[2] = 0.0
+    return np.sum(a * x)
+
+
+@case("folds", X4)
+def np_array_then_write(x):
+    a = np.array(x)
+    a *= 2.0
+    return np.sum(a * x)
+
+
+@case("folds", X4)
+def times_one_returned_array(x):
+    a = x * 1.0
+    a[0] = 0.0
+    return a
+
+
+@case("folds", X4)
+def fold_chain(x):
+    a = (x + 0.0) * 1.0 / 1.0
+    b = a**1
+    b *= x
+    return np.sum(a * b)
+
+
+# ---- fancy-index writes follow NumPy ------------------------------------------------------------------------
+
+
+@case("fancy", X4)
+def repeated_index_iadd(x):
+    a = x * 1.0
+    a[[0, 0, 1]] += x[:3]
+    return np.sum(a * a)
+
+
+@case("fancy", X4)
+def repeated_index_assign(x):
+    a = x * 1.0
+    a[[0, 0, 1]] = x[1:] * x[1:]
+    return np.sum(a * a)
+
+
+@case("fancy", X4)
+def repeated_index_imul(x):
+    a = x + 1.0
+    a[[2, 2]] *= x[:2]
+    return np.sum(a * a)
+
+
+@case("fancy", X4)
+def add_at_accumulates(x):
+    a = x * 1.0
+    np.add.at(a, [0, 0, 1], x[:3])
+    return np.sum(a * a)
+
+
+@case("fancy", X4)
+def boolean_mask_imul(x):
+    a = x * 1.0
+    a[np.array([True, False, True, False])] *= x[1:3]
+    return np.sum(a * a)
+
+
+@case("fancy", X4)
+def mask_from_values_assign(x):
+    a = x * 1.0
+    a[a > 0] = a[a > 0] ** 2
+    return np.sum(a * x)
+
+
+@case("fancy", M32)
+def fancy_rows_iadd(m):
+    a = m * 1.0
+    a[[0, 2, 0]] += m[:, ::-1]
+    return np.sum(a * a)
+
+
+@case("fancy", X4)
+def put_repeated(x):
+    a = x * 1.0
+    np.put(a, [1, 1], x[2:])
+    return np.sum(a * a)
+
+
+# ---- objects without rules: refused, never constants --------------------------------------------------------
+
+
+@case("refusals", X4)
+def r_concatenation(x):
+    return np.sum(np.r_[x, x] ** 2)
+
+
+@case("refusals", X4)
+def c_concatenation(x):
+    return np.sum(np.c_[x, x * x] ** 2)
+
+
+@case("refusals", 0.7)
+def via_str(x):
+    return float(str(x)) * x
+
+
+@case("refusals", 0.7)
+def via_repr(x):
+    return float(repr(x)) * x
+
+
+@case("refusals", 0.7)
+def via_format(x):
+    return float(f"{x}") * x
+
+
+@case("refusals", X4)
+def via_tolist(x):
+    return sum(x.tolist()) * np.sum(x)
+
+
+@case("refusals", X4)
+def via_tobytes(x):
+    return np.sum(np.frombuffer(x.tobytes()) * x)
+
+
+@case("refusals", X4)
+def via_vectorize(x):
+    return np.sum(np.vectorize(lambda t: t * t)(x))
+
+
+@case("refusals", X4)
+def via_as_strided(x):
+    return np.sum(np.lib.stride_tricks.as_strided(x, shape=(2,), strides=(16,)) * x[:2])
+
+
+@case("refusals", X4)
+def via_sorted_builtin(x):
+    s = sorted(x)
+    return s[0] * s[1] + s[3] * s[3]
+
+
+@case("refusals", X4)
+def via_list_of_array(x):
+    items = list(x)
+    return items[0] * items[1] * np.sum(x)
+
+
+@case("refusals", X4)
+def via_frompyfunc(x):
+    return np.sum(np.frompyfunc(lambda t: t * t, 1, 1)(x).astype(float))
+
+
+@case("refusals", X4)
+def via_nditer(x):
+    s = 0.0
+    for t in np.nditer(x):
+        s = s + t * t
+    return float(s)
+
+
+@case("refusals", X4)
+def via_memoryview(x):
+    return np.sum(np.asarray(memoryview(x)) * x)
+
+
+@case("refusals", 0.7)
+def via_decimal_round_trip(x):
+    return float(np.float64(x).astype(str)) * x
+
+
+@case("refusals", X4)
+def via_fromiter(x):
+    return np.sum(np.fromiter((t * t for t in x), dtype=float))
+
+
+@case("refusals", X4)
+def via_piecewise(x):
+    return np.sum(np.piecewise(x, [x < 0, x >= 0], [lambda t: t * t, lambda t: t * t * t]))
+
+
+@case("refusals", X4)
+def via_apply_along_axis(x):
+    return np.sum(np.apply_along_axis(lambda r: r * r, 0, x))
+
+
+def _check(f, args, wrt, hessian):
+    assert_exact_or_refused(f, args, wrt, hessian=hessian)
+
+
+@pytest.mark.parametrize("f, args, wrt, hessian", CASES["views"])
+def test_aliasing_views_inplace(f, args, wrt, hessian):
+    _check(f, args, wrt, hessian)
+
+
+@pytest.mark.parametrize("f, args, wrt, hessian", CASES["reassign"])
+def test_reassignment_and_swaps(f, args, wrt, hessian):
+    _check(f, args, wrt, hessian)
+
+
+@pytest.mark.parametrize("f, args, wrt, hessian", CASES["returns"])
+def test_returned_values(f, args, wrt, hessian):
+    _check(f, args, wrt, hessian)
+
+
+@pytest.mark.parametrize("f, args, wrt, hessian", CASES["caller"])
+def test_caller_data_unchanged(f, args, wrt, hessian):
+    _check(f, args, wrt, hessian)
+
+
+@pytest.mark.parametrize("f, args, wrt, hessian", CASES["names"])
+def test_names_and_cse(f, args, wrt, hessian):
+    _check(f, args, wrt, hessian)
+
+
+@pytest.mark.parametrize("f, args, wrt, hessian", CASES["folds"])
+def test_optimizer_identities(f, args, wrt, hessian):
+    _check(f, args, wrt, hessian)
+
+
+@pytest.mark.parametrize("f, args, wrt, hessian", CASES["fancy"])
+def test_fancy_index_writes(f, args, wrt, hessian):
+    _check(f, args, wrt, hessian)
+
+
+@pytest.mark.parametrize("f, args, wrt, hessian", CASES["refusals"])
+def test_objects_without_rules(f, args, wrt, hessian):
+    _check(f, args, wrt, hessian)
+
+
+def test_every_program_runs_in_numpy():
+    """The suite's own sanity: each program runs on copies of its arguments and gives a finite value."""
+    import copy
+
+    for group in CASES.values():
+        for p in group:
+            f, args = p.values[0], p.values[1]
+            assert np.all(np.isfinite(f(*copy.deepcopy(list(args))))), f.__name__
+
+
+def test_suite_size():
+    assert sum(len(g) for g in CASES.values()) >= 80
