@@ -164,10 +164,14 @@ class _Call:
         return True, result
 
 
-def check(f, args, wrt=None, *, hessian=True, rtol=1e-5, atol=1e-6, value_rtol=1e-12):
+MODES = ("grad", "value_and_grad", "vjp", "jvp", "hessian")
+
+
+def check(f, args, wrt=None, *, hessian=True, rtol=1e-5, atol=1e-6, value_rtol=1e-12, modes=MODES):
     """All the symptoms of ``f`` on ``args`` (an empty list when every mode is exact or refused with a location).
 
-    ``wrt``: indices of the float / array arguments to differentiate (default: all of them)."""
+    ``wrt``: indices of the float / array arguments to differentiate (default: all of them); ``modes``: which
+    of MODES to run (``hessian=False`` or a non-scalar output also skips the hessian)."""
     args = list(args)
     if wrt is None:
         wrt = tuple(i for i, a in enumerate(args) if isinstance(a, (float, np.ndarray)))
@@ -199,21 +203,20 @@ def check(f, args, wrt=None, *, hessian=True, rtol=1e-5, atol=1e-6, value_rtol=1
             symptoms.add(mode, "result shares memory with the caller's inputs/tangents/seed")
 
     params = [f"input {p}" for p in list(inspect.signature(f).parameters)[: len(args)]]
-    call = _Call(symptoms, "grad")
-    if scalar_out:
+    if scalar_out and "grad" in modes:
         a = copy.deepcopy(args)
-        ok, got = call(lambda: s2sad.grad(f, wrt=wrt), (a, {}), params)
+        ok, got = _Call(symptoms, "grad")(lambda: s2sad.grad(f, wrt=wrt), (a, {}), params)
         if ok:
             expect_grads("grad", got)
             expect_private("grad", got, a)
-
+    if scalar_out and "value_and_grad" in modes:
         a = copy.deepcopy(args)
         ok, got = _Call(symptoms, "value_and_grad")(lambda: s2sad.value_and_grad(f, wrt=wrt), (a, {}), params)
         if ok:
             expect_value("value_and_grad", got[0])
             expect_grads("value_and_grad", got[1])
             expect_private("value_and_grad", got, a)
-    else:
+    if not scalar_out and "vjp" in modes:
         rng = np.random.default_rng(3)
         seed = rng.normal(size=np.shape(value))
         a = copy.deepcopy(args)
@@ -228,20 +231,20 @@ def check(f, args, wrt=None, *, hessian=True, rtol=1e-5, atol=1e-6, value_rtol=1
 
     rng = np.random.default_rng(5)
     tangents = [float(rng.normal()) if isinstance(args[i], float) else rng.normal(size=np.shape(args[i])) for i in wrt]
-    a = copy.deepcopy(args)
-    ok, got = _Call(symptoms, "jvp")(
-        lambda: _jvp_positional(f, wrt, len(a)), (a + tangents, {}), params + [f"tangent d{_param(f, i)}" for i in wrt]
-    )
-    if ok:
-        out, dout = got
-        expect_value("jvp", out)
-        expected = sum(np.tensordot(j, t, axes=np.ndim(t)) for j, t in zip(jacs, tangents))
-        problem = _close(dout, expected, rtol, atol)
-        if problem:
-            symptoms.add("jvp", f"wrong tangent: {problem}")
-        expect_private("jvp", got, a + tangents)
+    if "jvp" in modes:
+        a = copy.deepcopy(args)
+        names = params + [f"tangent d{_param(f, i)}" for i in wrt]
+        ok, got = _Call(symptoms, "jvp")(lambda: _jvp_positional(f, wrt, len(a)), (a + tangents, {}), names)
+        if ok:
+            out, dout = got
+            expect_value("jvp", out)
+            expected = sum(np.tensordot(j, t, axes=np.ndim(t)) for j, t in zip(jacs, tangents))
+            problem = _close(dout, expected, rtol, atol)
+            if problem:
+                symptoms.add("jvp", f"wrong tangent: {problem}")
+            expect_private("jvp", got, a + tangents)
 
-    if hessian and scalar_out:
+    if hessian and scalar_out and "hessian" in modes:
         for i in wrt:
             a = copy.deepcopy(args)
             ok, got = _Call(symptoms, f"hessian d/d{_param(f, i)}")(

@@ -2,6 +2,7 @@
 against finite differences.  Exercises SSA versions, aliasing of adjoints (in-place accumulation),
 loop stacks, recomputation and branches together, in combinations no hand-written test lists."""
 
+import copy
 import importlib.util
 import itertools
 
@@ -100,7 +101,10 @@ def test_random_programs_match_finite_differences(tmp_path, source, seed):
     f = load(source, tmp_path)
     rng = np.random.default_rng(seed)
     args = [rng.normal(size=3), rng.normal(size=3), float(rng.normal())]
-    got = s2sad.grad(f, wrt=(0, 1, 2))(*args)
+    before = copy.deepcopy(args)
+    value, got = s2sad.value_and_grad(f, wrt=(0, 1, 2))(*args)
+    assert all(np.array_equal(b, a) for b, a in zip(before, args)), f"inputs changed by the call:\n{source}"
+    np.testing.assert_allclose(value, f(*copy.deepcopy(args)), rtol=1e-12, err_msg=f"value of f:\n{source}")
     for i in range(3):
         expected = numeric_grad(f, args, i)
         # finite differences lose digits in proportion to the largest entry, not to each entry
