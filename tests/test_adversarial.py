@@ -825,6 +825,39 @@ def local_shadowing_math(x):
 
 
 @case("names", X4)
+def cse_buf_setitem(x):
+    buf = x * 2.0
+    other = x * 2.0
+    buf[0] = 7.0
+    return np.sum(buf * other)
+
+
+@case("names", X4)
+def cse_other_setitem_buf_read(x):
+    other = x * 2.0
+    buf = x * 2.0
+    other[0] = 7.0
+    return np.sum(buf * other)
+
+
+@case("names", X4)
+def cse_adjoint_named_local(x):
+    bx = np.sin(x)
+    d = np.sin(x)
+    d[0] = 7.0
+    return np.sum(bx * d)
+
+
+@case("names", X4)
+def cse_buf_written_in_loop(x):
+    c = np.sin(x)
+    buf = np.sin(x)
+    for i in range(2):
+        buf[i] = c[i + 1] * 3.0
+    return np.sum(c * buf)
+
+
+@case("names", X4)
 def buf_loop_carried(x):
     buf = x * 1.0
     for i in range(3):
