@@ -16,7 +16,7 @@ from . import codegen
 from .activity import activity
 from .anf import anf
 from .errors import DifferentiationError
-from .ir import walk
+from .ir import targets, walk, walk_stmts
 from .optimize import optimize
 from .parse import parse_function
 from .resolve import resolve
@@ -58,6 +58,12 @@ def primal_cse(tree):
 
     if not any(isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript) for n in walk(tree)):
         _cse(tree.body, {}, {})
+
+
+def primal_names(tree) -> frozenset:
+    """The names of the user's values in ANF code: its parameters and what its statements assign."""
+    params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    return frozenset(params | {t for s in walk_stmts(tree.body) for t in targets(s)})
 
 
 def param_names(fn) -> list[str]:
@@ -116,7 +122,7 @@ class _Session:
             seed=seed,
             as_tuple=as_tuple,
         )
-        deriv = optimize(deriv, prep.ns)
+        deriv = optimize(deriv, prep.ns, primal_names(prep.tree))
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
         return deriv, seed
 
@@ -153,7 +159,7 @@ class _Session:
             fname=fname,
             kwonly=kwonly,
         )
-        deriv = optimize(deriv, prep.ns)
+        deriv = optimize(deriv, prep.ns, primal_names(prep.tree))
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
         return deriv, tangents
 

@@ -19,7 +19,7 @@ import gast
 
 from . import checkpointing, runtime
 from . import primitives as P
-from .ir import copy_tree, reads, targets, walk, walk_stmts
+from .ir import changed, copy_tree, reads, targets, walk, walk_stmts
 from .naming import assign, const, name
 from .optimize import fold
 from .rules.registry import ELEMENTWISE, public_name
@@ -336,7 +336,7 @@ class Reverse:
         """``a[i] = v``: ``v`` receives the adjoint of the slice it wrote, which then restarts at zero
         (the old values there no longer reach the output)."""
         array, index, value = op.args
-        if array.id not in self.fresh_arrays:
+        if array.id not in self.fresh_arrays and array.id not in self.names.writable:
             raise self.error(
                 stmt,
                 f"in-place write into '{array.id}', which may share memory with an input or another "
@@ -862,6 +862,8 @@ def reverse(
         rev.remat_copies = [(c, v) for c, v in rev.remat_copies if id(c) not in unread]
     adjoint_module = gast.Module(body=adjoint, type_ignores=[])
     needed = {n for n in reads(adjoint_module) if n in rev.primal_vars}
+    # a write into one name changes every name sharing its memory: saving one saves them all
+    needed |= {n for n in rev.primal_vars if names.shares.get(n, set()) & needed}
     keep = {id(p) for p, var in rev.pops if var in needed}
     adjoint = _drop(adjoint, {id(p) for p, _ in rev.pops} - keep)
     primal = rev.primal_block(tree.body[:-1], needed)
@@ -875,13 +877,36 @@ def reverse(
         primal.append(gast.Expr(value=_call("expect_scalar", name(out), const(tree.name))))
     result = results[0] if len(results) == 1 and not as_tuple else gast.Tuple(elts=results, ctx=gast.Load())
     if mode == "value_and_grad":
-        result = gast.Tuple(elts=[name(out), result], ctx=gast.Load())
+        value = name(out)
+        if out in changed(adjoint):  # the adjoint sweep restores what loops and branches overwrote
+            value = name(names.fresh("value"))
+            keep = name(out)
+            if _written_in_place(adjoint, out):
+                keep = _call("np.copy", keep)
+            primal.append(assign(value.id, keep))
+        result = gast.Tuple(elts=[value, result], ctx=gast.Load())
     body = predefine + stacks + primal + adjoint + [gast.Return(value=result)]
     args = _signature(tree, bout, mode)
     fn = gast.FunctionDef(
         name=fname, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
     )
     return gast.copy_location(fn, tree), bout
+
+
+def _written_in_place(stmts, var) -> bool:
+    """Whether ``stmts`` write into ``var``'s array (``var[i] = v``, ``var += v``) rather than rebind it."""
+    for n in walk(gast.Module(body=stmts, type_ignores=[])):
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and _root(n) == var:
+            return True
+        if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and n.target.id == var:
+            return True
+    return False
+
+
+def _root(node):
+    while isinstance(node, gast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
 
 
 def _drop(stmts, drop_ids):

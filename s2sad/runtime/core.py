@@ -14,6 +14,7 @@ __all__ = [
     "unbroadcast",
     "unreduce",
     "zeros_like",
+    "copy_input",
     "expect_scalar",
     "add_at",
     "unmatmul_x",
@@ -250,3 +251,13 @@ def unsum_items(g, items):
 def add_seq(a, b):
     """Accumulate adjoints of lists/tuples element by element."""
     return [p + q for p, q in zip(a, b)]
+
+
+def copy_input(x):
+    """A private copy of an argument that the function writes into: arrays and lists are copied (lists
+    element by element), so derivative code never changes the caller's data."""
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    if isinstance(x, list):
+        return [copy_input(v) for v in x]
+    return x
