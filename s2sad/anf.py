@@ -212,8 +212,10 @@ class _ANF:
                 child, parent = parent, renamed.get(child, child)
                 value = name(parent)
             else:
-                value = name(parent) if rel.kind == "copy" else gast.Subscript(
-                    value=name(parent), slice=_copy(rel.index), ctx=gast.Load()
+                value = (
+                    name(parent)
+                    if rel.kind == "copy"
+                    else gast.Subscript(value=name(parent), slice=_copy(rel.index), ctx=gast.Load())
                 )
             user = self.user_of.get(child)
             new = self.version(user) if user is not None else (child if self.depth else self.names.temp())

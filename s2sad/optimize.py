@@ -122,7 +122,11 @@ class _Fold(Transformer):
         if self._written_names is None:
             self._written_names = set()
             for n in walk(self.fn) if self.fn is not None else ():
-                target = n.targets[0] if isinstance(n, gast.Assign) else n.target if isinstance(n, gast.AugAssign) else None
+                target = None
+                if isinstance(n, gast.Assign):
+                    target = n.targets[0]
+                elif isinstance(n, gast.AugAssign):
+                    target = n.target
                 if isinstance(n, gast.AugAssign) and isinstance(target, gast.Name):
                     self._written_names.add(target.id)
                 while isinstance(target, gast.Subscript):
