@@ -31,7 +31,9 @@ import gast
 
 from .ir import walk
 
-FRESH, PARAM, GLOBAL, CONTAINER = "fresh", "param", "global", "container"
+# kinds of memory: a new object of unknown type; a number or NumPy array (what arithmetic and NumPy
+# functions return); the caller's argument; a module's global; a list or tuple
+FRESH, NUMERIC, PARAM, GLOBAL, CONTAINER = "fresh", "numeric", "param", "global", "container"
 
 # NumPy functions whose result may be (a view of) an argument's memory
 _VIEWS = {
@@ -91,6 +93,7 @@ class Aliases:
         self.rel: dict[str, Relation] = {}
         self.count: dict[str, int] = {}
         self.param_of: dict[int, str] = {}
+        self.contains: dict[int, set[int]] = {}  # list or tuple memory -> memories of its elements
         self.liveness = liveness
         for p in params:
             t = self._new(PARAM)
@@ -131,11 +134,21 @@ class Aliases:
         return first
 
     def shared(self, name):
-        """Names other than ``name`` that may share its memory."""
+        """Names other than ``name`` whose value a write into ``name``'s memory may change: those
+        sharing it, and lists or tuples that hold it (directly or inside another)."""
         m = self.memory(name)
         if m is None:
             return []
-        return [n for n in self.root if n != name and self.find(self.root[n]) == m]
+        seen = {m}
+        changed = True
+        while changed:
+            changed = False
+            for c, elements in self.contains.items():
+                c = self.find(c)
+                if c not in seen and any(self.find(e) in seen for e in elements):
+                    seen.add(c)
+                    changed = True
+        return [n for n in self.root if n != name and self.find(self.root[n]) in seen]
 
     # ---- statements ----------------------------------------------------------------------------
     def assigned(self, target: str):
@@ -161,19 +174,25 @@ class Aliases:
                 self.rel[t] = Relation("copy", value.id, stamp=self._stamp([value.id]))
             else:
                 self.root[t] = self._new(GLOBAL)
+        elif isinstance(value, gast.Subscript) and self.kind.get(self.memory(_base(value)) or -1) == CONTAINER:
+            self.root[t] = self._element(self.memory(_base(value)))  # one of the elements, itself
         elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
             base = value.value.id
             self.root[t] = self.root.get(base) if is_local(base) else self._new(GLOBAL)
             if self.root[t] is None:
                 self.root[t] = self._new(FRESH)
-            if is_local(base) and _basic(value.slice, known_ints):
+            # a basic index of an array is a view; of a list, a new list (or the element itself)
+            if is_local(base) and self.kind[self.find(self.root[t])] == NUMERIC and _basic(value.slice, known_ints):
                 names = [n.id for n in walk(value.slice) if isinstance(n, gast.Name)]
                 self.rel[t] = Relation("view", base, value.slice, self._stamp([base, *names]))
         elif isinstance(value, (gast.Tuple, gast.List)):
-            token = self._merge([self.root.get(e.id) for e in value.elts if isinstance(e, gast.Name)])
-            if isinstance(value, gast.List):
-                self.kind[self.find(token)] = CONTAINER if self.kind[self.find(token)] == FRESH else self.kind[token]
+            token = self._new(CONTAINER)  # a new list or tuple holding its elements' objects
+            self.contains[token] = {
+                self.find(self.root[e.id]) for e in value.elts if isinstance(e, gast.Name) and e.id in self.root
+            }
             self.root[t] = token
+        elif _pop(value) and self.kind.get(self.memory(value.func.value.id) or -1) == CONTAINER:
+            self.root[t] = self._element(self.memory(value.func.value.id))  # lst.pop(): an element
         elif isinstance(value, gast.Call) and may_share(resolve(value.func)):
             names = [n.id for n in walk(value) if isinstance(n, gast.Name) and is_local(n.id)]
             globals_ = [n.id for n in walk(value) if isinstance(n, gast.Name) and not is_local(n.id)]
@@ -181,18 +200,46 @@ class Aliases:
             if _user_call(value) and globals_:
                 tokens.append(self._new(FRESH))
             self.root[t] = self._merge(tokens) if names else self._new(FRESH)
+        elif isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)) or _numeric_call(value, resolve):
+            self.root[t] = self._new(NUMERIC)
+        elif isinstance(value, gast.Constant) and isinstance(value.value, (int, float, complex, bool)):
+            self.root[t] = self._new(NUMERIC)
         else:
             self.root[t] = self._new(FRESH)
 
+    def array_view(self, name) -> bool:
+        """Whether ``name`` is certainly an array: an exact view with a slice of a number or array
+        (a number cannot be sliced, so f itself got an array there)."""
+        rel = self.rel.get(name)
+        if rel is None or rel.kind != "view" or not self.valid(rel):
+            return False
+        parts = rel.index.elts if isinstance(rel.index, gast.Tuple) else [rel.index]
+        return any(
+            isinstance(p, gast.Slice) or isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis)
+            for p in parts
+        )
+
     def _memory_of(self, value, is_local):
         if isinstance(value, gast.Name) and is_local(value.id):
-            return self.root.get(value.id)
+            m = self.memory(value.id)
+            return self._element(m) if m is not None and self.kind[m] == CONTAINER else m
         return None
 
+    def _element(self, container):
+        """A memory standing for any element of a list or tuple (their objects, shared)."""
+        elements = self.contains.get(container, set())
+        token = self._merge(list(elements)) if elements else self._new(FRESH)
+        self.contains[container] = {self.find(token)}
+        return token
+
     def appended(self, lst, item):
-        """``lst.append(item)``: the list now holds ``item``'s memory."""
-        if lst in self.root and item in self.root:
-            self.root[lst] = self._merge([self.root[lst], self.root[item]])
+        """``lst.append(item)``: the list now holds ``item``'s object."""
+        m = self.memory(lst)
+        if m is not None and item in self.root:
+            if self.kind[m] == CONTAINER:
+                self.contains.setdefault(m, set()).add(self.find(self.root[item]))
+            else:
+                self.root[lst] = self._merge([self.root[lst], self.root[item]])
 
     def _stamp(self, names):
         return {n: self.count.get(n, 0) for n in names}
@@ -285,6 +332,26 @@ class Aliases:
         return steps
 
 
+def _numeric_call(value, resolve) -> bool:
+    """A call that returns a number or a new NumPy array: NumPy's array makers, ``math``, s2sad's
+    helpers (but ``copy_input``, which copies whatever it is given)."""
+    if not isinstance(value, gast.Call):
+        return False
+    obj = resolve(value.func)
+    if obj is None or may_share(obj) or obj in (list, tuple, dict, set, str):
+        return False
+    return getattr(obj, "__name__", "") != "copy_input"
+
+
+def _pop(value) -> bool:
+    f = value.func if isinstance(value, gast.Call) else None
+    return isinstance(f, gast.Attribute) and f.attr == "pop" and isinstance(f.value, gast.Name)
+
+
+def _base(subscript):
+    return subscript.value.id if isinstance(subscript.value, gast.Name) else None
+
+
 def _basic(index, known_ints) -> bool:
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     for p in parts:
@@ -345,6 +412,8 @@ def sharing_names(stmts, resolve=lambda f: None) -> set[str]:
                     out |= _names(t)
                 while isinstance(value, gast.Subscript):  # the index is read, not shared
                     value = value.value
+                if _pop(value):  # an element of the list: held by it, not sharing its memory
+                    continue
                 out |= _names(value)
     return out
 

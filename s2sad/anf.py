@@ -479,9 +479,25 @@ class _ANF:
                 # nothing else sees this memory: rebinding gives every name the value Python gives it
                 self.emit(assign(self.version(target.id), value), node)
                 return
-            # x += v on an array another live name shares: in place, as NumPy does
             new = self.atom_of(value, node)
-            self.write(current.id, const(Ellipsis), new, node)
+            if self.aliases.array_view(current.id):  # a slice of an array: += writes into it
+                self.write(current.id, const(Ellipsis), new, node)
+                return
+            # another live name shares x: x += v writes into an array, rebinds a number
+            self.ns.scope.setdefault("updates_in_place", runtime.updates_in_place)
+            cond = self.names.fresh("cond")
+            test = gast.Call(func=name("updates_in_place"), args=[name(current.id)], keywords=[])
+            self.emit(assign(cond, test), node)
+            self.depth += 1
+            entry = self.aliases.snapshot([current.id])
+            body = self.block_of(lambda: self.write(current.id, const(Ellipsis), new, node))
+            changing = sorted({s.targets[0].id for s in body if isinstance(s.targets[0], gast.Name)} | {current.id})
+            after = self.aliases.snapshot(changing)
+            self.aliases.restore(entry)
+            orelse = self.block_of(lambda: self.emit(assign(self.version(target.id), new), node))
+            self.aliases.join(changing, [entry, after])
+            self.depth -= 1
+            self.emit(gast.If(test=name(cond), body=body, orelse=orelse), node)
         elif isinstance(target, gast.Subscript):
             base = self.atom(target.value)
             index = self.index(target.slice)
@@ -504,7 +520,12 @@ class _ANF:
             if _is_pop(call):  # lst.pop() dropping the value: keep it, reverse mode puts it back
                 self.emit(gast.Assign(targets=[name(self.names.temp(), gast.Store())], value=call), node)
                 return
+            receiver = call.func.value.id if _is_local_method(call, self.is_local) else None
+            if receiver is not None:  # lst.append(v), x.sort(): the receiver's memory changes
+                self.check_write(receiver, node)
             self.emit(gast.Expr(value=call), node)
+            if receiver is not None:
+                self.after_write(receiver, node)
             return
         self.expr(value)  # evaluated for errors only; no effect
 
@@ -728,6 +749,11 @@ _UNMARKED = object()
 def _is_pop(call) -> bool:
     func = call.func if isinstance(call, gast.Call) else None
     return isinstance(func, gast.Attribute) and func.attr == "pop" and not call.args and not call.keywords
+
+
+def _is_local_method(call, is_local) -> bool:
+    func = call.func
+    return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and is_local(func.value.id)
 
 
 def _is_append(call) -> bool:

@@ -3,7 +3,7 @@ the identity, in both modes."""
 
 from .. import runtime
 from ..runtime import copy_input  # noqa: F401  (used in templates)
-from .registry import forward_rule, reverse_rule
+from .registry import forward_rule, nondifferentiable, reverse_rule
 
 
 @reverse_rule(runtime.copy_input, name="s2sad.runtime.copy_input")
@@ -14,3 +14,6 @@ def copy_input(y, x):
 @forward_rule(runtime.copy_input, name="s2sad.runtime.copy_input")
 def copy_input(y, x):
     dy = copy_input(dx)
+
+
+nondifferentiable(runtime.updates_in_place, name="s2sad.runtime.updates_in_place")

@@ -15,6 +15,7 @@ __all__ = [
     "unreduce",
     "zeros_like",
     "copy_input",
+    "updates_in_place",
     "expect_scalar",
     "add_at",
     "unmatmul_x",
@@ -261,3 +262,12 @@ def copy_input(x):
     if isinstance(x, list):
         return [copy_input(v) for v in x]
     return x
+
+
+def updates_in_place(x):
+    """Whether ``x += v`` changes ``x``'s memory (an array) or rebinds ``x`` (a number), as Python decides."""
+    if isinstance(x, np.ndarray):
+        return True
+    if isinstance(x, (int, float, complex, np.number)):
+        return False
+    raise TypeError(f"s2sad: += on a {type(x).__name__} that another name shares is not supported; write x = x + v")

@@ -1,6 +1,6 @@
 """Cases for ``copy_input``: the private copy of an argument that the function writes into."""
 
-from s2sad.runtime import copy_input
+from s2sad.runtime import copy_input, updates_in_place
 
 from . import A, case
 
@@ -9,3 +9,8 @@ from . import A, case
 def copy_input_array(x):
     y = copy_input(x)
     return y * y
+
+
+@case("s2sad.runtime.updates_in_place", A(3))
+def updates_in_place_is_a_test(x):
+    return x * 2.0 if updates_in_place(x) else x
