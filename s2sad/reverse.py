@@ -352,6 +352,8 @@ class Reverse:
             self.copied.add(b)
         if self.is_active(value):
             part = gast.Subscript(value=name(b), slice=index, ctx=gast.Load())
+            if not _basic_index(index, self.range_vars):  # a[[0, 0, 1]] = v: the last write wins
+                part = gast.BinOp(left=part, op=gast.Mult(), right=_call("last_writes", name(b), _index_value(index)))
             # a copy: the slice of the adjoint is reset to zero right after
             expr = _call("unbroadcast", _call("np.copy", part), value) if not self.shapes.is_scalar(value) else part
             code += self.accumulate(value.id, expr, value)

@@ -17,3 +17,4 @@ def copy_input(y, x):
 
 
 nondifferentiable(runtime.updates_in_place, name="s2sad.runtime.updates_in_place")
+nondifferentiable(runtime.last_writes, name="s2sad.runtime.last_writes")

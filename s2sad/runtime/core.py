@@ -16,6 +16,7 @@ __all__ = [
     "zeros_like",
     "copy_input",
     "updates_in_place",
+    "last_writes",
     "expect_scalar",
     "add_at",
     "unmatmul_x",
@@ -271,3 +272,14 @@ def updates_in_place(x):
     if isinstance(x, (int, float, complex, np.number)):
         return False
     raise TypeError(f"s2sad: += on a {type(x).__name__} that another name shares is not supported; write x = x + v")
+
+
+def last_writes(a, index):
+    """For ``a[index] = v``: 1.0 where a position of ``v`` is the last write to its element of ``a``,
+    0.0 where a later position writes the same element (NumPy keeps the last write)."""
+    ids = np.arange(np.size(a)).reshape(np.shape(a))[index]
+    flat = np.ravel(ids)
+    mask = np.zeros(flat.shape)
+    _, last = np.unique(flat[::-1], return_index=True)
+    mask[flat.size - 1 - last] = 1.0
+    return mask.reshape(np.shape(ids))
