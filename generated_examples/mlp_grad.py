@@ -17,7 +17,7 @@ def dloss_dW1_db1_dW2_db2(W1, b1, W2, b2, X, y, bout1=1.0):
     # return np.mean(err * err)  (mlp.py:14)
     u = err * err
     out1 = np.mean(u)
-    bu = unreduce(bout1, u) * (np.size(out1) / np.size(u))
+    bu = unreduce(bout1, u) * (np.size(out1) / max(np.size(u), 1))
     berr = bu * err
     berr += bu * err
     # err = out - y  (mlp.py:13)

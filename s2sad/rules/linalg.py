@@ -12,6 +12,7 @@ import numpy as np
 from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
     eigengaps,
+    match_complex,
     mT,
     phi,
     pinv_tangent,
@@ -55,8 +56,8 @@ def dot(z, a, b):
 
 @reverse_rule(np.outer)
 def outer(z, a, b):
-    ba += np.reshape(bz @ np.ravel(b), np.shape(a))
-    bb += np.reshape(np.ravel(a) @ bz, np.shape(b))
+    ba += match_complex(np.reshape(bz @ np.ravel(b), np.shape(a)), a)
+    bb += match_complex(np.reshape(np.ravel(a) @ bz, np.shape(b)), b)
 
 
 @forward_rule(np.outer)
@@ -66,8 +67,8 @@ def outer(z, a, b):
 
 @reverse_rule(np.inner)
 def inner(z, a, b):
-    ba += np.tensordot(bz, b, axes=(list(range(np.ndim(a) - 1, np.ndim(bz))), list(range(np.ndim(b) - 1))))
-    bb += np.tensordot(bz, a, axes=(list(range(np.ndim(a) - 1)), list(range(np.ndim(a) - 1))))
+    ba += match_complex(np.tensordot(bz, b, axes=(list(range(np.ndim(a) - 1, np.ndim(bz))), list(range(np.ndim(b) - 1)))), a)
+    bb += match_complex(np.tensordot(bz, a, axes=(list(range(np.ndim(a) - 1)), list(range(np.ndim(a) - 1)))), b)
 
 
 @forward_rule(np.inner)

@@ -33,7 +33,7 @@ def sum(y, a, axis=None, keepdims=False):
 
 @reverse_rule(np.mean, kind=REDUCTION)
 def mean(y, a, axis=None, keepdims=False):
-    ba += unreduce(by, a, axis, keepdims) * (np.size(y) / np.size(a))
+    ba += unreduce(by, a, axis, keepdims) * (np.size(y) / max(np.size(a), 1))
 
 
 @forward_rule(np.mean, kind=REDUCTION)
@@ -83,7 +83,7 @@ def var(y, a, axis=None, ddof=0, keepdims=False):
 
 @reverse_rule(np.std, kind=REDUCTION)
 def std(y, a, axis=None, ddof=0, keepdims=False):
-    ba += unreduce(np.real(by) / y, a, axis, keepdims) * np.conj(a - np.mean(a, axis=axis, keepdims=True)) / (np.size(a) / np.size(y) - ddof)
+    ba += unreduce(np.real(by) / np.where(y == 0, np.inf, y), a, axis, keepdims) * np.conj(a - np.mean(a, axis=axis, keepdims=True)) / (np.size(a) / np.size(y) - ddof)
 
 
 @forward_rule(np.std, kind=REDUCTION)
