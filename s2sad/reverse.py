@@ -853,7 +853,7 @@ def reverse(
         b = rev.adj(w)
         if b not in rev.live:
             adjoint.append(assign(b, _call("zeros_like", name(w))))
-        results.append(name(b))
+        results.append(_call("astype_of", name(b), name(w)))  # a derivative has its argument's type
     # recomputations nothing reads go first; then what the adjoint reads decides what loops must save
     while True:
         read = set(reads(gast.Module(body=adjoint, type_ignores=[])))

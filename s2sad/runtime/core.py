@@ -17,6 +17,7 @@ __all__ = [
     "copy_input",
     "updates_in_place",
     "last_writes",
+    "astype_of",
     "expect_scalar",
     "add_at",
     "unmatmul_x",
@@ -45,10 +46,22 @@ def _ndim(x):
     return x.ndim if type(x) is np.ndarray else np.ndim(x)
 
 
+def _real_for(g, x):
+    """``g`` as an adjoint of ``x``: its real part when ``x`` is real and ``g`` complex (only the real part
+    of a real value's adjoint counts: dL = Re(g dx)), else ``g`` itself.  Cheap when nothing changes."""
+    if type(g) is np.ndarray:
+        if g.dtype.kind != "c" or np.iscomplexobj(x):
+            return g
+    elif not isinstance(g, (complex, np.complexfloating)) or np.iscomplexobj(x):
+        return g
+    return g.real
+
+
 def unbroadcast(g, x):
-    """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``."""
+    """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``."""
     shape = _shape(x)
     gshape = _shape(g)
+    g = _real_for(g, x)
     if gshape == shape:
         return g
     lead = len(gshape) - len(shape)
@@ -58,7 +71,7 @@ def unbroadcast(g, x):
     if axes:
         g = np.add.reduce(g, axis=axes, keepdims=True)
     if not shape and isinstance(x, (float, int)):
-        return complex(g) if np.iscomplexobj(g) else float(g)
+        return float(g)
     return g if _shape(g) == shape else np.broadcast_to(g, shape)
 
 
@@ -98,6 +111,28 @@ def zeros_like(x):
     return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
 
 
+def astype_of(g, x):
+    """The derivative ``g`` with the type of the argument ``x`` it belongs to: a float for a Python
+    float or int, a complex for a complex, an array of ``x``'s dtype (float64 for an integer array) for an
+    array, 0-d arrays included.  A real ``x`` keeps the real part of ``g``: its imaginary part is the
+    derivative along directions a real argument cannot move in."""
+    if type(x) is np.ndarray:
+        dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(float)
+        if type(g) is np.ndarray and g.dtype == dtype:
+            return g
+        if dtype.kind != "c" and np.iscomplexobj(g):
+            g = np.real(g)
+        return np.asarray(g, dtype=dtype)
+    if isinstance(x, bool) or not isinstance(x, (int, float, complex, np.generic)):
+        return g  # containers, None: their parts were typed already
+    if isinstance(x, complex) or (isinstance(x, np.generic) and np.iscomplexobj(x)):
+        return type(x)(g) if isinstance(x, np.generic) else complex(g)
+    g = np.real(g)
+    if isinstance(x, np.floating):
+        return type(x)(g)
+    return float(g)
+
+
 def expect_scalar(value, function):
     """grad needs a scalar output; say what to use otherwise."""
     if not isinstance(value, float) and np.ndim(value) != 0:
@@ -108,7 +143,10 @@ def expect_scalar(value, function):
 
 
 def add_at(g, index, v):
-    """``g[index] += v`` where repeated indices accumulate (fancy indexing) and ``g`` is owned."""
+    """``g[index] += v`` where repeated indices accumulate (fancy indexing) and ``g`` is owned (a real
+    ``g`` belongs to a real value: it takes the real part of ``v``)."""
+    if type(g) is np.ndarray:
+        v = _real_for(v, g)
     if _is_basic(index):
         g[index] += v
     else:
@@ -136,7 +174,7 @@ def _matmul_promote(x, y, g):
 def unmatmul_x(g, x, y):
     """Adjoint of ``x`` in ``x @ y``."""
     if _ndim(x) == 2 and _ndim(y) == 2:
-        return g @ y.T
+        return _real_for(g @ y.T, x)
     x2, y2, g2 = _matmul_promote(x, y, g)
     bx = unbroadcast(g2 @ np.swapaxes(y2, -1, -2), x2)
     return bx.reshape(np.shape(x))
@@ -145,7 +183,7 @@ def unmatmul_x(g, x, y):
 def unmatmul_y(g, x, y):
     """Adjoint of ``y`` in ``x @ y``."""
     if _ndim(x) == 2 and _ndim(y) == 2:
-        return x.T @ g
+        return _real_for(x.T @ g, y)
     x2, y2, g2 = _matmul_promote(x, y, g)
     by = unbroadcast(np.swapaxes(x2, -1, -2) @ g2, y2)
     return by.reshape(np.shape(y))
@@ -156,10 +194,10 @@ def undot_x(g, x, y):
     if np.ndim(x) == 0 or np.ndim(y) == 0:
         return unbroadcast(g * y, x)
     if np.ndim(y) == 1:
-        return np.multiply.outer(g, y)
+        return _real_for(np.multiply.outer(g, y), x)
     axes_g = list(range(np.ndim(x) - 1, np.ndim(g)))
     axes_y = list(range(np.ndim(y) - 2)) + [np.ndim(y) - 1]
-    return np.tensordot(g, y, axes=(axes_g, axes_y))
+    return _real_for(np.tensordot(g, y, axes=(axes_g, axes_y)), x)
 
 
 def undot_y(g, x, y):
@@ -167,7 +205,7 @@ def undot_y(g, x, y):
     if np.ndim(x) == 0 or np.ndim(y) == 0:
         return unbroadcast(g * x, y)
     lead = list(range(np.ndim(x) - 1))
-    by = np.tensordot(x, g, axes=(lead, lead))
+    by = _real_for(np.tensordot(x, g, axes=(lead, lead)), y)
     return by if np.ndim(y) == 1 else np.moveaxis(by, 0, -2)
 
 
@@ -237,9 +275,12 @@ def untranspose(g, axes=None):
 
 
 def unnorm(g, x, y, axis=None, keepdims=False):
-    """Adjoint of the 2-norm / Frobenius norm ``y = np.linalg.norm(x, axis=axis)`` (0 at ``y == 0``)."""
+    """Adjoint of the 2-norm / Frobenius norm ``y = np.linalg.norm(x, axis=axis)``: ``Re(g) conj(x) / y``
+    (0 at ``y == 0``); the norm is real, so only the real part of its adjoint counts."""
     y = unreduce(y, x, axis, keepdims)
     safe = np.where(y == 0, 1.0, y)
+    if np.iscomplexobj(x):
+        g, x = np.real(g), np.conj(x)
     return unreduce(g, x, axis, keepdims) * np.where(y == 0, 0.0, x / safe)
 
 

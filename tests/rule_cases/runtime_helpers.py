@@ -5,6 +5,7 @@ constants."""
 import numpy as np
 
 from s2sad.runtime import (
+    astype_of,
     broadcast_like,
     expect_scalar,
     unbroadcast,
@@ -23,7 +24,7 @@ from s2sad.runtime import (
     zeros_like,
 )
 
-from . import A, case
+from . import A, C, case
 
 SHAPE_3 = np.zeros(3)
 SHAPE_31 = np.zeros((3, 1))
@@ -75,9 +76,24 @@ def unextremum_(g, x, axis):
     return unextremum(g, x, np.max(x, axis=axis), axis)
 
 
-@case("s2sad.runtime.unnorm", A(3), A(3, 4, lo=0.5, hi=2.0), 1)
+@case("s2sad.runtime.unnorm", A(3), A(3, 4, lo=0.5, hi=2.0), 1, complex=False)  # sum(x * x): real x only
 def unnorm_(g, x, axis):
     return unnorm(g, x, np.sqrt(np.sum(x * x, axis=axis)), axis)
+
+
+@case("s2sad.runtime.unnorm", A(3), C(3, 4), 1)
+def unnorm_complex(g, x, axis):
+    return unnorm(g, x, np.sqrt(np.sum(np.abs(x) ** 2, axis=axis)), axis)
+
+
+@case("s2sad.runtime.astype_of", C(3, 4), A(3, 4))
+def astype_of_real(g, x):
+    return astype_of(g, x) * x
+
+
+@case("s2sad.runtime.astype_of", A(3, 4), np.zeros((3, 4), complex))
+def astype_of_complex(g, x):
+    return astype_of(g, x) * g
 
 
 @case("s2sad.runtime.unconcatenate", A(5, 2), [np.zeros((2, 2)), np.zeros((3, 2))])
