@@ -156,14 +156,18 @@ class Reverse:
             target = gast.Subscript(value=name(b), slice=index, ctx=gast.Store())
             out.append(gast.AugAssign(target=target, op=gast.Add(), value=expr))
         else:
-            out.append(gast.Expr(value=_call("add_at", name(b), _index_value(index), expr)))
+            out.append(assign(b, _call("add_at", name(b), _index_value(index), expr)))  # b stays owned
         return out
 
     def forget_shared(self, code):
         """Arithmetic makes new arrays; anything else (``bt = bv``, ``unbroadcast(bv, t)``, ``bz[0]``)
         may return an array another name holds too, and such an adjoint must not be added into in place."""
         for stmt in code:
-            if isinstance(stmt, gast.Assign) and not isinstance(stmt.value, (gast.BinOp, gast.UnaryOp)):
+            if (
+                isinstance(stmt, gast.Assign)
+                and not isinstance(stmt.value, (gast.BinOp, gast.UnaryOp))
+                and not (isinstance(stmt.value, gast.Call) and getattr(stmt.value.func, "id", None) == "add_at")
+            ):
                 for n in _shareable_reads(stmt.value):
                     self.owned.discard(n)
 
@@ -235,6 +239,9 @@ class Reverse:
         call = stmt.value
         func = call.func
         receiver = func.value.id if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) else None
+        problem = P.discarded_call_problem(stmt, self.ns, self.active) if receiver is None else None
+        if problem:
+            raise self.error(stmt, problem)
         if receiver is None or receiver not in self.active:
             return []
         if func.attr != "append" or len(call.args) != 1 or call.keywords:
@@ -347,7 +354,7 @@ class Reverse:
             return []
         code = []
         if b not in self.owned:
-            code.append(assign(b, _call("np.array", name(b))))
+            code.append(assign(b, _call("own", name(b))))
             self.owned.add(b)
             self.copied.add(b)
         if self.is_active(value):
@@ -529,7 +536,7 @@ class Reverse:
             self.live, self.owned, self.pops = set(before), owned | set(hoist), pops
             code, start = self.loop_body(stmt.body, before)
         self.copied = copied | self.copied
-        init = [assign(b, _call("np.array", name(b))) for b in hoist]
+        init = [assign(b, _call("own", name(b))) for b in hoist]
         init += [self.zero(self._var_of(b)) for b in sorted(start - before)]
         if not code:
             self.live = before | start
@@ -771,6 +778,9 @@ _FRESH = {
 }
 
 
+_FRESH_HELPERS = (list, runtime.zeros_like, runtime.own, runtime.add_at)  # add_at returns its owned argument
+
+
 def _fresh_arrays(body, ns) -> set[str]:
     """Arrays created inside the function by a NumPy constructor or copy: safe to write in place."""
     import numpy as np
@@ -779,7 +789,7 @@ def _fresh_arrays(body, ns) -> set[str]:
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call):
             obj = ns.lookup(s.value.func)
-            if any(obj is getattr(np, f, None) for f in _FRESH) or obj in (list, runtime.zeros_like):
+            if any(obj is getattr(np, f, None) for f in _FRESH) or obj in _FRESH_HELPERS:
                 fresh.add(s.targets[0].id)
             elif isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "copy":
                 fresh.add(s.targets[0].id)

@@ -20,6 +20,7 @@ __all__ = [
     "astype_of",
     "expect_scalar",
     "add_at",
+    "scatter",
     "unmatmul_x",
     "unmatmul_y",
     "undot_x",
@@ -33,6 +34,7 @@ __all__ = [
     "unnorm",
     "unsum_items",
     "add_seq",
+    "own",
 ]
 
 
@@ -106,7 +108,7 @@ def zeros_like(x):
     if isinstance(x, complex):
         return 0j
     if isinstance(x, (list, tuple)):
-        return [zeros_like(v) for v in x]
+        return [_zeros_item(v) for v in x]
     x = np.asarray(x)
     return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
 
@@ -133,6 +135,17 @@ def astype_of(g, x):
     return float(g)
 
 
+def _zeros_item(v):
+    """The zero adjoint of an item of a list: a nested list of numbers gets an array, so that
+    ``bx[i] += g`` adds into it instead of extending a list."""
+    if isinstance(v, (list, tuple)):
+        try:
+            return np.zeros(np.shape(v))
+        except ValueError:  # ragged
+            pass
+    return zeros_like(v)
+
+
 def expect_scalar(value, function):
     """grad needs a scalar output; say what to use otherwise."""
     if not isinstance(value, float) and np.ndim(value) != 0:
@@ -144,7 +157,8 @@ def expect_scalar(value, function):
 
 def add_at(g, index, v):
     """``g[index] += v`` where repeated indices accumulate (fancy indexing) and ``g`` is owned (a real
-    ``g`` belongs to a real value: it takes the real part of ``v``)."""
+    ``g`` belongs to a real value: it takes the real part of ``v``); returns ``g`` (generated code
+    writes ``bx = add_at(bx, i, v)``, so differentiating it again sees a value)."""
     if type(g) is np.ndarray:
         v = _real_for(v, g)
     if _is_basic(index):
@@ -152,6 +166,15 @@ def add_at(g, index, v):
     else:
         np.add.at(g, index, v)
     return g
+
+
+def scatter(v, like, index):
+    """Zeros shaped like ``like`` with ``v`` added at ``index`` (repeated indices add up): ``add_at``
+    without writing into anything, for the tangent of ``add_at``."""
+    v = np.asarray(v)
+    out = np.zeros(_shape(like), dtype=np.result_type(v.dtype, float))
+    np.add.at(out, index, v)
+    return out
 
 
 def _is_basic(index):
@@ -292,7 +315,12 @@ def unsum_items(g, items):
 
 
 def add_seq(a, b):
-    """Accumulate adjoints of lists/tuples element by element."""
+    """Accumulate adjoints of lists/tuples element by element (a number for either is a zero: a
+    tangent of ``add_seq`` with one zero operand)."""
+    if not isinstance(a, (list, tuple)):
+        return list(b)
+    if not isinstance(b, (list, tuple)):
+        return list(a)
     return [p + q for p, q in zip(a, b)]
 
 
@@ -324,3 +352,11 @@ def last_writes(a, index):
     _, last = np.unique(flat[::-1], return_index=True)
     mask[flat.size - 1 - last] = 1.0
     return mask.reshape(np.shape(ids))
+
+
+def own(g):
+    """A copy of an adjoint that the code then writes into: an array copied, a list (or tuple) of
+    adjoints copied item by item into a list (its items may have different shapes)."""
+    if isinstance(g, (list, tuple)):
+        return [own(v) for v in g]
+    return np.array(g)
