@@ -37,7 +37,7 @@ _FIELDS = (
 
 def matches_source(fn, lines: list[str]) -> bool | None:
     code = getattr(fn, "__code__", None)
-    if not isinstance(code, types.CodeType):
+    if not isinstance(code, types.CodeType) or _rewritten(code):
         return None
     text = "".join(lines)
     indented = text[:1] in (" ", "\t")
@@ -72,6 +72,18 @@ def matches_source(fn, lines: list[str]) -> bool | None:
     if found is None:
         return None
     return _same(found, code)
+
+
+def _rewritten(code) -> bool:
+    """Code an import hook rewrote (pytest's asserts use names such as ``@py_assert1``): not its source."""
+    return any(n.startswith("@") for c in _codes(code) for n in c.co_names + c.co_varnames)
+
+
+def _codes(code):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _codes(const)
 
 
 def _module_imports(filename: str) -> set[str] | None:

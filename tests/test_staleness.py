@@ -482,3 +482,63 @@ def test_decorated_helper_is_refused_or_followed(module):
         s2sad.grad(m.f)
     m.doubled = m.plain
     assert s2sad.grad(m.f)(2.0) == 24.0
+
+
+def checked_square(x):
+    assert x > 0, "x must be positive"
+    return x * x
+
+
+def test_code_rewritten_by_pytest_is_not_refused():
+    # pytest rewrites the asserts of test modules: the code that runs differs from the source
+    assert any(n.startswith("@py") for n in checked_square.__code__.co_varnames + checked_square.__code__.co_names)
+    assert s2sad.grad(checked_square)(3.0) == 6.0
+
+
+def test_derivative_made_by_s2sad_called_from_user_code(module):
+    m = module(
+        """
+        import numpy as np
+        import s2sad
+
+        SCALE = 2.0
+
+        def h(x):
+            return SCALE * np.sin(x) * x
+
+        dh = s2sad.grad(h)
+
+        def f(x):
+            return dh(x) * x
+        """
+    )
+    df = s2sad.grad(m.f)
+    assert_close(df(0.7), numeric_grad(m.f, [0.7], 0))
+    m.SCALE = -3.0
+    assert_close(df(0.7), numeric_grad(m.f, [0.7], 0))
+    m.dh = s2sad.grad(m.f)  # another function under the name f calls
+    with pytest.raises(DifferentiationError, match="'dh' was redefined"):
+        df(0.7)
+
+
+def test_jacobian_and_hvp_read_globals_at_call_time(module):
+    m = module(
+        """
+        import numpy as np
+        W = np.array([1.0, 2.0])
+
+        def f(x):
+            return W * x * x
+
+        def loss(x):
+            return np.sum(W * x * x * x)
+        """
+    )
+    jac, hvp = s2sad.jacobian(m.f), s2sad.hvp(m.loss)
+    x, v = np.array([0.5, 1.5]), np.array([1.0, -1.0])
+    m.W[:] = [3.0, -1.0]
+    assert_close(jac(x), np.diag(2 * m.W * x))
+    assert_close(hvp(x, v), 6 * m.W * x * v)
+    m.W = np.array([0.5, 0.25])
+    assert_close(s2sad.jacobian(m.f, mode="reverse")(x), np.diag(2 * m.W * x))
+    assert_close(hvp(x, v), 6 * m.W * x * v)
