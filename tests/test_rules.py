@@ -226,13 +226,7 @@ def _second_order(case, first_kind):
 def _order2_cases(kind):
     modes = ("reverse",) if kind == "vjp" else ("forward",)
     # real cases: the finite differences here are taken along real directions only
-    return [
-        c
-        for c in REAL
-        if all(_has(c, m) for m in modes)
-        and RULES[c.rule].differentiable
-        and not _complex_args(c)
-    ]
+    return [c for c in REAL if all(_has(c, m) for m in modes) and RULES[c.rule].differentiable and not _complex_args(c)]
 
 
 def _complex_args(case):
