@@ -17,7 +17,7 @@ def dloss_dW1_db1_dW2_db2(W1, b1, W2, b2, X, y, bout1=1.0):
     # return np.mean(err * err)  (mlp.py:14)
     u = err * err
     out1 = np.mean(u)
-    bu = unreduce(bout1, u) * (np.size(out1) / np.size(u))
+    bu = unreduce(bout1, u) * (np.size(out1) / max(np.size(u), 1))
     berr = bu * err
     berr += bu * err
     # err = out - y  (mlp.py:13)
@@ -29,7 +29,7 @@ def dloss_dW1_db1_dW2_db2(W1, b1, W2, b2, X, y, bout1=1.0):
     bW2 = unmatmul_y(bt, h, W2)
     # h = layer(W1, b1, X)  (mlp.py:11)
     bW1, bb1 = vjp_layer_W_b(W1, b1, X, bout=bh)
-    return bW1, bb1, bW2, bb2
+    return astype_of(bW1, W1), astype_of(bb1, b1), astype_of(bW2, W2), astype_of(bb2, b2)
 
 
 def vjp_layer_W_b(W, b, x, *, bout):
@@ -41,7 +41,7 @@ def vjp_layer_W_b(W, b, x, *, bout):
     bt = unbroadcast(bu, t)
     bb = unbroadcast(bu, b)
     bW = unmatmul_y(bt, x, W)
-    return bW, bb
+    return astype_of(bW, W), astype_of(bb, b)
 
 
 # Your functions, copied from generated_examples/mlp.py by --standalone
@@ -50,10 +50,33 @@ def layer(W, b, x):
 
 
 # Runtime helpers, copied from s2sad 0.1.0 by --standalone
+def astype_of(g, x):
+    """The derivative ``g`` with the type of the argument ``x`` it belongs to: a float for a Python
+    float or int, a complex for a complex, an array of ``x``'s dtype (float64 for an integer array) for an
+    array, 0-d arrays included.  A real ``x`` keeps the real part of ``g``: its imaginary part is the
+    derivative along directions a real argument cannot move in."""
+    if type(x) is np.ndarray:
+        dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(float)
+        if type(g) is np.ndarray and g.dtype == dtype:
+            return g
+        if dtype.kind != "c" and np.iscomplexobj(g):
+            g = np.real(g)
+        return np.asarray(g, dtype=dtype)
+    if isinstance(x, bool) or not isinstance(x, (int, float, complex, np.generic)):
+        return g  # containers, None: their parts were typed already
+    if isinstance(x, complex) or (isinstance(x, np.generic) and np.iscomplexobj(x)):
+        return type(x)(g) if isinstance(x, np.generic) else complex(g)
+    g = np.real(g)
+    if isinstance(x, np.floating):
+        return type(x)(g)
+    return float(g)
+
+
 def unbroadcast(g, x):
-    """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``."""
+    """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``."""
     shape = _shape(x)
     gshape = _shape(g)
+    g = _real_for(g, x)
     if gshape == shape:
         return g
     lead = len(gshape) - len(shape)
@@ -63,8 +86,19 @@ def unbroadcast(g, x):
     if axes:
         g = np.add.reduce(g, axis=axes, keepdims=True)
     if not shape and isinstance(x, (float, int)):
-        return complex(g) if np.iscomplexobj(g) else float(g)
+        return float(g)
     return g if _shape(g) == shape else np.broadcast_to(g, shape)
+
+
+def _real_for(g, x):
+    """``g`` as an adjoint of ``x``: its real part when ``x`` is real and ``g`` complex (only the real part
+    of a real value's adjoint counts: dL = Re(g dx)), else ``g`` itself.  Cheap when nothing changes."""
+    if type(g) is np.ndarray:
+        if g.dtype.kind != "c" or np.iscomplexobj(x):
+            return g
+    elif not isinstance(g, (complex, np.complexfloating)) or np.iscomplexobj(x):
+        return g
+    return g.real
 
 
 def _shape(x):
@@ -76,7 +110,7 @@ def _shape(x):
 def unmatmul_x(g, x, y):
     """Adjoint of ``x`` in ``x @ y``."""
     if _ndim(x) == 2 and _ndim(y) == 2:
-        return g @ y.T
+        return _real_for(g @ y.T, x)
     x2, y2, g2 = _matmul_promote(x, y, g)
     bx = unbroadcast(g2 @ np.swapaxes(y2, -1, -2), x2)
     return bx.reshape(np.shape(x))
@@ -101,7 +135,7 @@ def _ndim(x):
 def unmatmul_y(g, x, y):
     """Adjoint of ``y`` in ``x @ y``."""
     if _ndim(x) == 2 and _ndim(y) == 2:
-        return x.T @ g
+        return _real_for(x.T @ g, y)
     x2, y2, g2 = _matmul_promote(x, y, g)
     by = unbroadcast(np.swapaxes(x2, -1, -2) @ g2, y2)
     return by.reshape(np.shape(y))

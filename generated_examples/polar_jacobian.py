@@ -5,7 +5,7 @@
 import numpy as np
 
 from polar import polar
-from s2sad.runtime import unbroadcast, unstack, zeros_like
+from s2sad.runtime import astype_of, unbroadcast, unstack, zeros_like
 
 
 def jacobian_polar(p):
@@ -81,4 +81,4 @@ def vjp_polar(p, bout):
     bp[1] += btheta
     # r = p[0]  (polar.py:7)
     bp[0] += br
-    return bp
+    return astype_of(bp, p)

@@ -4,7 +4,7 @@
 
 import numpy as np
 
-from s2sad.runtime import unbroadcast, unreduce
+from s2sad.runtime import astype_of, unbroadcast, unreduce
 
 
 def df_dx_dy(x, y, bout=1.0):
@@ -17,4 +17,4 @@ def df_dx_dy(x, y, bout=1.0):
     bx = bu * np.cos(x)
     bx += unbroadcast(bv * y, x)
     by = unbroadcast(bv * x, y)
-    return bx, by
+    return astype_of(bx, x), astype_of(by, y)

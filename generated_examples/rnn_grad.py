@@ -4,7 +4,7 @@
 
 import numpy as np
 
-from s2sad.runtime import unbroadcast, unmatmul_x, unmatmul_y, unreduce, zeros_like
+from s2sad.runtime import astype_of, unbroadcast, unmatmul_x, unmatmul_y, unreduce, zeros_like
 
 
 def drnn_loss_dWx_dWh_db(Wx, Wh, b, xs, h0, bout=1.0):
@@ -56,4 +56,4 @@ def drnn_loss_dWx_dWh_db(Wx, Wh, b, xs, h0, bout=1.0):
         w = xs[t]
         bWx += unmatmul_y(bt1, w, Wx)
         t1 = t1_stack.pop()
-    return bWx, bWh, bb
+    return astype_of(bWx, Wx), astype_of(bWh, Wh), astype_of(bb, b)

@@ -4,7 +4,7 @@
 
 import numpy as np
 
-from s2sad.runtime import broadcast_like, unbroadcast, unreduce, zeros_like
+from s2sad.runtime import astype_of, broadcast_like, unbroadcast, unreduce, zeros_like
 
 
 def hessian_rosenbrock(x):
@@ -87,4 +87,6 @@ def jvp_drosenbrock_dx(x, dx, bout=1.0):
     dv4 = du4 + dbt
     bx[1:] = v4
     dbx[1:] = dv4
-    return bx, dbx
+    out = astype_of(bx, x)
+    dout = astype_of(dbx, x)
+    return out, dout

@@ -4,7 +4,7 @@
 
 import math
 
-from s2sad.runtime import expect_scalar
+from s2sad.runtime import astype_of, expect_scalar
 
 
 def df_dx(x, y, bz=1.0):
@@ -17,4 +17,4 @@ def df_dx(x, y, bz=1.0):
     bu = bz
     bx = bu * math.cos(x)
     bx = bx + bt * y
-    return bx
+    return astype_of(bx, x)

@@ -5,6 +5,8 @@
 
 import math
 
+import numpy as np
+
 
 def dgrow_dx_drate(x, rate, by=1.0):
     y_stack = []
@@ -31,4 +33,27 @@ def dgrow_dx_drate(x, rate, by=1.0):
         brate = brate + bt * y
     # y = x  (while_loop.py:7)
     bx = by
-    return bx, brate
+    return astype_of(bx, x), astype_of(brate, rate)
+
+
+# Runtime helpers, copied from s2sad 0.1.0 by --standalone
+def astype_of(g, x):
+    """The derivative ``g`` with the type of the argument ``x`` it belongs to: a float for a Python
+    float or int, a complex for a complex, an array of ``x``'s dtype (float64 for an integer array) for an
+    array, 0-d arrays included.  A real ``x`` keeps the real part of ``g``: its imaginary part is the
+    derivative along directions a real argument cannot move in."""
+    if type(x) is np.ndarray:
+        dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(float)
+        if type(g) is np.ndarray and g.dtype == dtype:
+            return g
+        if dtype.kind != "c" and np.iscomplexobj(g):
+            g = np.real(g)
+        return np.asarray(g, dtype=dtype)
+    if isinstance(x, bool) or not isinstance(x, (int, float, complex, np.generic)):
+        return g  # containers, None: their parts were typed already
+    if isinstance(x, complex) or (isinstance(x, np.generic) and np.iscomplexobj(x)):
+        return type(x)(g) if isinstance(x, np.generic) else complex(g)
+    g = np.real(g)
+    if isinstance(x, np.floating):
+        return type(x)(g)
+    return float(g)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from .ir import reads, targets, value_reads, walk_stmts
+from .ir import changed, reads, targets, value_reads, walk_stmts
 from .primitives import DATA_ATTRS, NONDIFF, classify
 
 _SIZE_FUNCTIONS = (len, np.shape, np.ndim, np.size)
@@ -27,9 +27,9 @@ def _flows(stmts, ns):
                 continue
             outs = targets(stmt)
             if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
-                func = stmt.value.func
-                if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
-                    outs = [func.value.id]  # a method call may mutate its receiver (lst.append(v))
+                # a call whose result is dropped may change its receiver (lst.append(v)) or its
+                # arguments (np.add.at(a, i, v)): derivatives flow into them (or it is refused)
+                outs = sorted(changed([stmt]))
             pairs.append(([r for r in value_reads(stmt) if r not in _shape_only_reads(stmt, ns)], outs))
     return pairs
 

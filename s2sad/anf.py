@@ -21,11 +21,13 @@ import inspect
 
 import gast
 
+from . import runtime
+from .aliases import Aliases, liveness, sharing_names
 from .checkpointing import checkpoint
 from .errors import Location
 from .ir import copy_tree, walk
 from .naming import Names, all_names, assign, const, name
-from .resolve import Namespace, dotted
+from .resolve import MISSING, Namespace, dotted
 
 # Array methods that are NumPy functions of the receiver: method -> (function, packs *args into a tuple)
 _METHODS = {
@@ -109,12 +111,18 @@ def assigned_names(stmts) -> set[str]:
 
 
 class _ANF:
-    def __init__(self, tree: gast.FunctionDef, ns: Namespace, loc: Location, names: Names):
+    def __init__(self, tree: gast.FunctionDef, ns: Namespace, loc: Location, names: Names, private=()):
         self.ns = ns
         self.loc = loc
         self.names = names
         self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
         self.env = {p: p for p in self.params}  # user name -> current version
+        self.user_of = {p: p for p in self.params}  # version -> user name
+        self.aliases = Aliases(self.params, liveness(tree))
+        self.known_ints: set[str] = set()  # names holding ints: range loop indices
+        self.written_params: set[str] = set()  # parameters whose data f writes into (copied on entry)
+        self.writable: set[str] = set()  # names written in place whose aliases are all kept up to date
+        self.current = None  # the user's statement being translated
         self.out: list = []
         self.depth = 0  # >0 inside if/for/while: no new versions
         self.in_loop = 0
@@ -132,13 +140,88 @@ class _ANF:
         else:
             v = self.names.fresh(user)
         self.env[user] = v
+        self.user_of[v] = user
         return v
 
     def emit(self, stmt, like):
         gast.copy_location(stmt, like)
         stmt.end_lineno = getattr(like, "end_lineno", None)
         self.out.append(stmt)
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
+            self.aliases.note(stmt, self.is_local, self.known_ints, self.callee)
+        elif isinstance(stmt, gast.Expr) and _is_append(stmt.value):
+            self.aliases.appended(stmt.value.func.value.id, stmt.value.args[0].id)
         return stmt
+
+    def callee(self, func):
+        """The object a call's function denotes; None for a method of a local value."""
+        if isinstance(func, gast.Name) and self.is_local(func.id):
+            return None
+        obj = self.ns.lookup(func)
+        return None if obj is MISSING else obj
+
+    def is_local(self, n: str) -> bool:
+        return n in self.aliases.root or n in self.aliases.count
+
+    # ---- memory shared between names -----------------------------------------------------------
+    def live(self, version: str) -> bool:
+        """Whether the user reads ``version`` after the current statement (its name still means it)."""
+        user = self.user_of.get(version)
+        if user is None or self.env.get(user) != version:
+            return False
+        return user in self.liveness_after()
+
+    def liveness_after(self):
+        return self.aliases.liveness.get(id(self.current), ())
+
+    def check_write(self, base: str, node):
+        """Before an in-place write into ``base``: whose data it changes."""
+        if self.aliases.global_written(base):
+            raise self.error(
+                node,
+                f"in-place write into '{self.user_of.get(base, base)}', which holds a global array; "
+                "copy it first (e.g. a = np.copy(a))",
+            )
+        param = self.aliases.param_written(base)
+        if param is not None:
+            self.written_params.add(param)
+
+    def after_write(self, base: str, node):
+        """Bring every live name that shares ``base``'s memory up to date (or refuse)."""
+        steps = self.aliases.plan(base, self.live)
+        if isinstance(steps, tuple):
+            other = steps[1]
+            raise self.error(
+                node,
+                f"in-place write into '{self.user_of.get(base, base)}', which may share memory with "
+                f"'{self.user_of.get(other, other)}' (used later): s2sad cannot tell which values change; "
+                "copy first (np.copy) or write into the array itself",
+            )
+        self.writable.add(base)
+        renamed = {}
+        for direction, child, rel in steps:
+            parent = renamed.get(rel.parent, rel.parent)
+            if direction == "up" and rel.kind == "view":
+                target = gast.Subscript(value=name(parent), slice=_copy(rel.index), ctx=gast.Store())
+                src = renamed.get(child, child)
+                self.emit(gast.Assign(targets=[target], value=name(src), type_comment=None), node)
+                self.writable.add(parent)
+                continue
+            # a copy, or a view made again from its parent: the name is assigned its new value
+            if direction == "up":  # child is a copy of parent: parent gets child's value
+                child, parent = parent, renamed.get(child, child)
+                value = name(parent)
+            else:
+                value = (
+                    name(parent)
+                    if rel.kind == "copy"
+                    else gast.Subscript(value=name(parent), slice=_copy(rel.index), ctx=gast.Load())
+                )
+            user = self.user_of.get(child)
+            new = self.version(user) if user is not None else (child if self.depth else self.names.temp())
+            renamed[child] = new
+            self.emit(assign(new, value), node)
+            self.writable.add(new)
 
     def error(self, node, msg):
         return self.loc.error(node, msg)
@@ -302,6 +385,7 @@ class _ANF:
             self.stmt(s)
 
     def stmt(self, node):
+        self.current = node
         method = getattr(self, "s_" + type(node).__name__, None)
         if method is None:
             raise self.error(
@@ -321,6 +405,12 @@ class _ANF:
                 and not any(isinstance(e, gast.Starred) for e in target.elts + value_node.elts)
             ):
                 atoms = [self.atom(v) for v in value_node.elts]
+                # x, y = y, x: every value is read before any target is written.  Inside if/for/while
+                # a target keeps its name, so a value that is a target's current name is copied first.
+                for k, a in enumerate(atoms):
+                    written = {self.env.get(n.id) for t in target.elts[:k] for n in walk(t) if isinstance(n, gast.Name)}
+                    if self.depth and isinstance(a, gast.Name) and a.id in written:
+                        atoms[k] = self.atom_of(a, stmt)
                 for t, a in zip(target.elts, atoms):
                     self.assign_atom(t, a, stmt)
             else:
@@ -353,14 +443,7 @@ class _ANF:
             else:
                 base = self.load(base)
             index = self.index(target.slice)
-            self.emit(
-                gast.Assign(
-                    targets=[gast.Subscript(value=name(base.id, gast.Load()), slice=index, ctx=gast.Store())],
-                    value=atom,
-                    type_comment=None,
-                ),
-                stmt,
-            )
+            self.write(base.id, index, atom, stmt)
         elif isinstance(target, gast.Attribute):
             raise self.error(
                 target,
@@ -368,6 +451,13 @@ class _ANF:
             )
         else:
             raise self.error(target, f"cannot assign to {type(target).__name__}")
+
+    def write(self, base: str, index, value, stmt):
+        """``base[index] = value``, then every live name sharing ``base``'s memory brought up to date."""
+        self.check_write(base, stmt)
+        target = gast.Subscript(value=name(base), slice=index, ctx=gast.Store())
+        self.emit(gast.Assign(targets=[target], value=value, type_comment=None), stmt)
+        self.after_write(base, stmt)
 
     def s_Assign(self, node):
         if len(node.targets) == 1:
@@ -385,7 +475,29 @@ class _ANF:
         if isinstance(target, gast.Name):
             current = self.load(target)
             value = gast.BinOp(left=current, op=node.op, right=self.atom(node.value))
-            self.emit(assign(self.version(target.id), value), node)
+            if not any(self.live(n) for n in self.aliases.shared(current.id)):
+                # nothing else sees this memory: rebinding gives every name the value Python gives it
+                self.emit(assign(self.version(target.id), value), node)
+                return
+            new = self.atom_of(value, node)
+            if self.aliases.array_view(current.id):  # a slice of an array: += writes into it
+                self.write(current.id, const(Ellipsis), new, node)
+                return
+            # another live name shares x: x += v writes into an array, rebinds a number
+            self.ns.scope.setdefault("updates_in_place", runtime.updates_in_place)
+            cond = self.names.fresh("cond")
+            test = gast.Call(func=name("updates_in_place"), args=[name(current.id)], keywords=[])
+            self.emit(assign(cond, test), node)
+            self.depth += 1
+            entry = self.aliases.snapshot([current.id])
+            body = self.block_of(lambda: self.write(current.id, const(Ellipsis), new, node))
+            changing = sorted({s.targets[0].id for s in body if isinstance(s.targets[0], gast.Name)} | {current.id})
+            after = self.aliases.snapshot(changing)
+            self.aliases.restore(entry)
+            orelse = self.block_of(lambda: self.emit(assign(self.version(target.id), new), node))
+            self.aliases.join(changing, [entry, after])
+            self.depth -= 1
+            self.emit(gast.If(test=name(cond), body=body, orelse=orelse), node)
         elif isinstance(target, gast.Subscript):
             base = self.atom(target.value)
             index = self.index(target.slice)
@@ -393,14 +505,7 @@ class _ANF:
             self.emit(assign(old, gast.Subscript(value=base, slice=index, ctx=gast.Load())), node)
             new = self.names.temp()
             self.emit(assign(new, gast.BinOp(left=name(old), op=node.op, right=self.atom(node.value))), node)
-            self.emit(
-                gast.Assign(
-                    targets=[gast.Subscript(value=name(base.id), slice=_copy(index), ctx=gast.Store())],
-                    value=name(new),
-                    type_comment=None,
-                ),
-                node,
-            )
+            self.write(base.id, _copy(index), name(new), node)
         else:
             raise self.error(target, f"augmented assignment to {type(target).__name__} is not supported")
 
@@ -415,7 +520,12 @@ class _ANF:
             if _is_pop(call):  # lst.pop() dropping the value: keep it, reverse mode puts it back
                 self.emit(gast.Assign(targets=[name(self.names.temp(), gast.Store())], value=call), node)
                 return
+            receiver = call.func.value.id if _is_local_method(call, self.is_local) else None
+            if receiver is not None:  # lst.append(v), x.sort(): the receiver's memory changes
+                self.check_write(receiver, node)
             self.emit(gast.Expr(value=call), node)
+            if receiver is not None:
+                self.after_write(receiver, node)
             return
         self.expr(value)  # evaluated for errors only; no effect
 
@@ -435,10 +545,23 @@ class _ANF:
         cond = self.condition(node.test)
         self.depth += 1
         self.predeclare(node.body + node.orelse)
+        changing = self.memories_of(node.body + node.orelse)
+        entry = self.aliases.snapshot(changing)
         body = self.block_of(lambda: self.stmts(node.body))
+        after_body = self.aliases.snapshot(changing)
+        self.aliases.restore(entry)
         orelse = self.block_of(lambda: self.stmts(node.orelse)) if node.orelse else []
+        self.aliases.join(changing, [entry, after_body])
         self.depth -= 1
         self.emit(gast.If(test=cond, body=body, orelse=orelse), node)
+
+    def memories_of(self, stmts) -> list[str]:
+        """The names (current versions) that ``stmts`` may bind: their memories are joined after."""
+        return [self.env[u] for u in sorted(assigned_names(stmts)) if u in self.env]
+
+    def sharing_versions(self, loop) -> list[str]:
+        """Current versions of the names a loop body may make share memory across iterations."""
+        return [self.env[u] for u in sorted(sharing_names(loop.body, self.callee)) if u in self.env]
 
     def predeclare(self, stmts):
         """Give every name first assigned inside a compound statement its one name now."""
@@ -543,6 +666,11 @@ class _ANF:
         index = name(
             self.env.get(target.id, target.id) if target.id in self.env else self.version(target.id), gast.Store()
         )
+        self.known_ints.add(index.id)
+        self.aliases.assigned(index.id)
+        changing = self.memories_of([node])
+        entry = self.aliases.snapshot(changing)
+        self.aliases.loop_top(self.sharing_versions(node))
 
         def body():
             for item, seq, how in items:
@@ -557,6 +685,7 @@ class _ANF:
         self.in_loop += 1
         block = self.block_of(body)
         self.in_loop -= 1
+        self.aliases.join(changing, [entry, self.aliases.snapshot(changing)])
         self.depth -= 1
         block = restructure(block, self.loc)
         loop = gast.For(target=index, iter=iter_value, body=block, orelse=[], type_comment=None)
@@ -583,9 +712,13 @@ class _ANF:
         self.predeclare([node])
         test = self.rename_loads(node.test)
         self.check_opaque(test)
+        changing = self.memories_of([node])
+        entry = self.aliases.snapshot(changing)
+        self.aliases.loop_top(self.sharing_versions(node))
         self.in_loop += 1
         body = restructure(self.block_of(lambda: self.stmts(node.body)), self.loc)
         self.in_loop -= 1
+        self.aliases.join(changing, [entry, self.aliases.snapshot(changing)])
         self.depth -= 1
         self.emit(gast.While(test=test, body=body, orelse=[]), node)
 
@@ -616,6 +749,22 @@ _UNMARKED = object()
 def _is_pop(call) -> bool:
     func = call.func if isinstance(call, gast.Call) else None
     return isinstance(func, gast.Attribute) and func.attr == "pop" and not call.args and not call.keywords
+
+
+def _is_local_method(call, is_local) -> bool:
+    func = call.func
+    return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and is_local(func.value.id)
+
+
+def _is_append(call) -> bool:
+    func = call.func if isinstance(call, gast.Call) else None
+    return (
+        isinstance(func, gast.Attribute)
+        and func.attr == "append"
+        and isinstance(func.value, gast.Name)
+        and len(call.args) == 1
+        and isinstance(call.args[0], gast.Name)
+    )
 
 
 def _strip_returns(stmts):
@@ -713,13 +862,23 @@ def _copy(node):
 
 
 def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.FunctionDef, Names]:
-    names = Names(all_names(tree) | set(ns.used) | {"np", "math"})
-    pass_ = _ANF(tree, ns, loc, names)
-    body = tree.body
-    n_returns = sum(isinstance(n, gast.Return) for n in walk(tree))
-    if n_returns > 1:
-        pass_.return_name = names.fresh("out")
-    pass_.stmts(body)
+    private: set[str] = set()
+    while True:  # again, with the parameters whose data f writes into copied on entry
+        names = Names(all_names(tree) | set(ns.used) | {"np", "math", "copy_input"})
+        pass_ = _ANF(tree, ns, loc, names)
+        for p in sorted(private):
+            ns.scope.setdefault("copy_input", runtime.copy_input)
+            call = gast.Call(func=name("copy_input"), args=[name(p)], keywords=[])
+            pass_.emit(assign(pass_.version(p), call), tree.body[0])
+        n_returns = sum(isinstance(n, gast.Return) for n in walk(tree))
+        if n_returns > 1:
+            pass_.return_name = names.fresh("out")
+        pass_.stmts(tree.body)
+        if pass_.written_params <= private:
+            break
+        private |= pass_.written_params
+    names.shares = {n: set(pass_.aliases.shared(n)) for n in pass_.aliases.root}
+    names.writable = pass_.writable
     out = restructure(pass_.out, loc)
     if not out or _jumps(out) != "always":
         raise loc.error(tree, f"function '{tree.name}' must return a value on every path to be differentiated")

@@ -12,9 +12,10 @@ import gc
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import codegen
+from . import codegen, live
 from .compile import load
 from .errors import DifferentiationError
+from .parse import unwrap
 from .pipeline import derive, derive_composite, param_names
 
 Wrt = int | str | Sequence[int | str]
@@ -46,18 +47,12 @@ def _wrt_names(fn, wrt: Wrt) -> tuple[tuple[str, ...], bool]:
     return tuple(out), many
 
 
-def _globals_key(fn):
-    code = fn.__code__
-    cells = tuple(id(c.cell_contents) for c in fn.__closure__ or () if _filled(c))
-    return (code, cells)
-
-
-def _filled(cell):
-    try:
-        _ = cell.cell_contents
-    except ValueError:
-        return False
-    return True
+def _key(fn):
+    """What a generated module is bound to: the code, the globals dict and the closure cells it reads
+    (by identity: generated code reads their current contents)."""
+    fn = unwrap(fn)
+    cells = tuple(id(c) for c in fn.__closure__ or ())
+    return (fn.__code__, id(fn.__globals__), cells)
 
 
 def _function_name(kind: str, fn, wrt: tuple[str, ...]) -> str:
@@ -85,21 +80,30 @@ def _no_gc():
 
 def _build(fn, kind: str, wrt: Wrt, verbose: bool):
     names, many = _wrt_names(fn, wrt)
-    key = (_globals_key(fn), names, many, kind)
+    key = (_key(fn), names, many, kind)
     hit = _CACHE.get(key)
-    if hit is not None and all(fn.__globals__.get(k, v) is v for k, v in hit[1].items()):
+    inner = unwrap(fn)
+    if hit is not None and _still_valid(hit, inner):
         result = hit[0]
     else:
         with _no_gc():
-            result, namespace = _generate(fn, kind, names, many)
-        _CACHE[key] = (result, namespace)
+            result = _generate(fn, kind, names, many)
+        # the cache holds what the key names by id, so the ids stay taken
+        _CACHE[key] = (result, inner, inner.__defaults__, inner.__kwdefaults__)
     if verbose:
         print(result.__s2sad_source__)
     return result
 
 
+def _still_valid(hit, fn) -> bool:
+    result, _, defaults, kwdefaults = hit
+    if fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
+        return False
+    return all(check.ok() for check in result.__s2sad_checks__)
+
+
 def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
-    """The compiled derivative function and the namespace its module was given."""
+    """The compiled derivative function, behind a guard of what steered its generation."""
     fname = _function_name(kind, fn, names)
     if kind in ("grad", "value_and_grad", "vjp", "jvp"):
         gen = derive(fn, names, kind, fname, as_tuple=many)
@@ -111,12 +115,20 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     else:
         gen = derive_composite(fn, names, kind, fname, as_tuple=many)
     text = codegen.module_source(gen.functions)  # with source-map comments
-    module = load(text, gen.namespace, f"{fname} of {fn.__qualname__}")
-    result = module[fname]
-    result.__s2sad_source__ = text
-    result.__wrapped_function__ = fn
-    result._repr_html_ = functools.partial(codegen.to_html, text)  # IPython shows the source
-    return result, dict(gen.namespace)
+    module = load(text, gen.namespace, f"{fname} of {fn.__qualname__}", gen.origins)
+    impl = module[fname]
+    origins = [origin for origin, _ in gen.origins.values()]
+    steered = [(o, n, obj) for o, ns in gen.origins.values() if ns is not None for n, obj in ns.steered.items()]
+    found = live.checks(origins, steered)
+    result = live.guard(impl, found, unwrap(fn), kind)
+    for f in {impl, result}:
+        f.__s2sad_source__ = text
+        f.__s2sad_impl__ = impl
+        f.__s2sad_checks__ = found
+        f.__s2sad_module__ = module
+        f.__wrapped_function__ = fn
+        f._repr_html_ = functools.partial(codegen.to_html, text)  # IPython shows the source
+    return result
 
 
 def _entry(kind: str, doc: str):

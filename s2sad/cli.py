@@ -224,9 +224,9 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
         body = "\n\n\n".join(defs.values())
         needed = {}
         for name in sorted(standalone.free_names(body) - set(defs)):
-            owner = next((d for d in derivatives if name in d.__globals__), None)
-            if owner is not None:
-                needed[name] = owner.__globals__[name]
+            found = next((v for d in derivatives for v in [_generated_name(d, name)] if v is not _NONE), _NONE)
+            if found is not _NONE:
+                needed[name] = found
             elif not hasattr(builtins, name):
                 raise CliError(f"s2sad: internal error: the generated code reads '{name}', which is not defined")
         homes = [module] + [sys.modules[fn.__module__] for fn in functions if fn.__module__ in sys.modules]
@@ -257,6 +257,24 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
     text = "\n\n\n".join(parts) + "\n"
     ast.parse(text)  # the module is Python (comments and copies included)
     return text
+
+
+_NONE = object()
+
+
+def _generated_name(derivative, name: str):
+    """What ``name`` means to the generated functions of ``derivative``'s module (s2sad's own names,
+    then the names of the user functions they differentiate, read through their globals)."""
+    module = derivative.__s2sad_module__
+    if name in module:
+        return module[name]
+    for f in module.values():
+        if getattr(f, "__module__", None) == "s2sad.generated" and hasattr(f, "__code__"):
+            try:
+                return f.__globals__[name]
+            except KeyError:
+                continue
+    return _NONE
 
 
 def _derive(fn, mode: str, wrt):

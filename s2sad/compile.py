@@ -1,21 +1,143 @@
 """compile: generated source -> live functions, registered in ``linecache`` so tracebacks and
 ``inspect.getsource`` show the generated lines (which is also what lets s2sad differentiate its
-own output)."""
+own output).
+
+Takes the module text, s2sad's own names for it (what its imports give, and any extra objects the
+pipeline puts in), and per generated function its *origin* (the user function it differentiates,
+with that function's :class:`~s2sad.resolve.Namespace`).  Gives the module's functions, each with a
+:class:`~s2sad.live.LiveGlobals` over its origin (see ``live``): user names are read when they run.
+A function whose origin reads no values (only functions and modules whose identity steered
+generation, which the guard re-validates on every call) gets a plain dict of them instead:
+CPython specializes global reads only for exact dicts.
+Default arguments are the origin's own default objects (not the default expressions evaluated again).
+"""
 
 from __future__ import annotations
 
+import ast
+import builtins
 import itertools
 import linecache
+import types
+
+from .errors import DifferentiationError
+from .live import live_globals
 
 _counter = itertools.count()
 
 
-def load(source: str, namespace: dict, label: str) -> dict:
-    """Execute ``source`` as a module; give its namespace.  ``label`` names the file in tracebacks."""
+def load(source: str, namespace: dict, label: str, origins: dict | None = None) -> dict:
+    """Execute ``source`` as a module; give its namespace.  ``label`` names the file in tracebacks.
+
+    ``origins``: generated function name -> (user function, its Namespace or None).  Without it the
+    module's functions run over ``namespace`` alone (a plain module)."""
     filename = f"<s2sad {label} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    module_ns = dict(namespace)
-    module_ns["__name__"] = "s2sad.generated"
-    module_ns["__file__"] = filename
-    exec(compile(source, filename, "exec"), module_ns)  # noqa: S102 - this is the product
-    return module_ns
+    tree = ast.parse(source, filename)
+    default_nodes = _strip_defaults(tree) if origins else {}
+    base = dict(namespace)
+    base["__name__"] = "s2sad.generated"
+    base["__file__"] = filename
+    exec(compile(tree, filename, "exec"), base)  # noqa: S102 - this is the product
+    if not origins:
+        return base
+    own = {k: v for k, v in base.items() if k != "__builtins__"}
+    made: dict[str, types.FunctionType] = {}
+    spaces: dict[int, dict] = {}
+    for name, (origin, ns) in origins.items():
+        _check_names(origin, ns, own)
+        key = (id(origin), ns is None)  # wrappers (no namespace) pin names of their own
+        space = spaces.get(key)
+        if space is None:
+            if ns is not None and not ns.free <= ns.steered.keys():
+                space = live_globals(origin, own)  # it reads values: live
+            else:  # it reads only names the guard re-validates on every call: a plain, faster dict
+                space = {**(ns.used if ns is not None else {}), **own}
+            space["__builtins__"] = getattr(origin, "__builtins__", builtins.__dict__)
+            spaces[key] = space
+        old = base[name]
+        _pin_builtins(space, old.__code__, ns.free if ns is not None else set())
+        new = types.FunctionType(old.__code__, space, name, None, None)
+        new.__qualname__ = old.__qualname__
+        new.__doc__ = old.__doc__
+        new.__defaults__, new.__kwdefaults__ = _defaults(default_nodes[name], origin, space, filename)
+        made[name] = new
+    for space in spaces.values():
+        space.update(made)
+    base.update(made)
+    return base
+
+
+def _strip_defaults(tree) -> dict:
+    """Replace each top-level function's default expressions by None; give them by function and parameter."""
+    out = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        args = node.args
+        positional = args.posonlyargs + args.args
+        found = {}
+        for arg, default in zip(positional[len(positional) - len(args.defaults) :], args.defaults):
+            found[arg.arg] = default
+        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+            if default is not None:
+                found[arg.arg] = default
+        args.defaults = [ast.copy_location(ast.Constant(None), d) for d in args.defaults]
+        args.kw_defaults = [d if d is None else ast.copy_location(ast.Constant(None), d) for d in args.kw_defaults]
+        out[node.name] = (found, [a.arg for a in positional[len(positional) - len(args.defaults) :]])
+    return out
+
+
+def _defaults(nodes, origin, space, filename):
+    """A parameter the origin has gets the origin's default object; s2sad's own (``bout=1.0``) its value."""
+    found, positional = nodes
+    theirs = dict(getattr(origin, "__kwdefaults__", None) or {})
+    code = origin.__code__
+    names = code.co_varnames[: code.co_posonlyargcount + code.co_argcount]
+    own_defaults = origin.__defaults__ or ()
+    theirs.update(zip(names[len(names) - len(own_defaults) :], own_defaults))
+    values = {}
+    for param, node in found.items():
+        if param in theirs:
+            values[param] = theirs[param]
+        else:
+            values[param] = eval(compile(ast.Expression(node), filename, "eval"), space)  # noqa: S307
+    pos = tuple(values[p] for p in positional) or None
+    kw = {p: v for p, v in values.items() if p not in positional} or None
+    return pos, kw
+
+
+def _check_names(origin, ns, own):
+    """A name of the user's that generated code also uses for its own object must mean that object."""
+    if ns is None:
+        return
+    for name, obj in ns.used.items():
+        if name in own and own[name] is not obj and not name.startswith("__"):
+            raise DifferentiationError(
+                f"{origin.__code__.co_filename}:{origin.__code__.co_firstlineno}:1: the name '{name}' in "
+                f"{origin.__qualname__} means {_short(obj)}, but the derivative code uses '{name}' for "
+                f"{_short(own[name])}; rename it in your code"
+            )
+        if name in own:
+            ns.steered[name] = obj
+
+
+def _short(obj) -> str:
+    text = repr(obj)
+    return text if len(text) < 60 else text[:57] + "..."
+
+
+def _pin_builtins(space, code, user_free: set):
+    """Builtins the generated code reads that the user's code does not: s2sad's, never the user's
+    global of that name."""
+    for c in _codes(code):
+        for name in c.co_names:
+            if name not in user_free and not dict.__contains__(space, name) and hasattr(builtins, name):
+                space[name] = getattr(builtins, name)
+
+
+def _codes(code):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _codes(const)

@@ -175,6 +175,9 @@ class Forward:
         call = stmt.value
         func = getattr(call, "func", None)
         receiver = func.value.id if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) else None
+        problem = P.discarded_call_problem(stmt, self.ns, self.active) if receiver is None else None
+        if problem:
+            raise self.error(stmt, problem)
         if receiver is None or receiver not in self.active:
             return [stmt]
         if func.attr == "pop" and self.is_pop(call):

@@ -13,6 +13,8 @@ class Names:
     def __init__(self, taken=()):
         self.taken: set[str] = set(taken)
         self._temp = 0
+        self.shares: dict[str, set[str]] = {}  # from anf's alias analysis: names that may share memory
+        self.writable: set[str] = set()  # names written in place with every alias kept up to date
 
     def take(self, name: str) -> str:
         self.taken.add(name)

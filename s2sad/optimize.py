@@ -19,8 +19,11 @@ from .copies import fold_copies
 from .ir import Transformer, changed, reads, walk, walk_stmts
 
 
-def optimize(fn: gast.FunctionDef, ns=None) -> gast.FunctionDef:
-    folder = _Fold(fn)  # one walk: folding, plain builtins, default arguments, facts for CSE
+def optimize(fn: gast.FunctionDef, ns=None, primal: frozenset = frozenset()) -> gast.FunctionDef:
+    """``primal``: the names that hold the user's values (parameters and what the ANF code assigns).
+    Their operations are the user's: ``x * 1.0`` there is a new array (and a dtype), never folded
+    into an alias of ``x``; and an in-place write into one of them may change views of it."""
+    folder = _Fold(fn, primal)  # one walk: folding, plain builtins, default arguments, facts for CSE
     fn = folder.visit(fn)
     if not folder.writes_into_arrays:
         _cse(fn.body, {}, {})
@@ -94,19 +97,46 @@ class _Fold(Transformer):
     """Constant folding, and (given the whole function) ``builtins.sum`` -> ``sum``, call arguments
     equal to the callee's defaults dropped, and whether the code writes into primal arrays."""
 
-    def __init__(self, fn=None):
+    def __init__(self, fn=None, primal=frozenset()):
         self.fn = fn
+        self.primal = primal
+        self._user_op = None
+        self._written_names = None
         self._bound = None
         self.writes_into_arrays = False
 
     def visit_Assign(self, node):
         target = node.targets[0]
         # in-place writes into primal arrays (a[i] = v) may change views of them: no CSE then
-        if isinstance(target, gast.Subscript) and not (
-            isinstance(target.value, gast.Name) and target.value.id.startswith("b")
-        ):
+        while isinstance(target, gast.Subscript):
+            target = target.value
+        if target is not node.targets[0] and (not isinstance(target, gast.Name) or target.id in self.primal):
             self.writes_into_arrays = True
+        if isinstance(target, gast.Name) and (target.id in self.primal or target.id in self._written()):
+            # ``a = x * 1.0`` is the user's: a new array, maybe of another dtype; and ``da = dx * 1``
+            # must stay a new array when ``da`` is written into: folded, the write would change ``dx``
+            self._user_op = node.value
         return self.generic_visit(node)
+
+    def _written(self):
+        if self._written_names is None:
+            self._written_names = set()
+            for n in walk(self.fn) if self.fn is not None else ():
+                target = None
+                if isinstance(n, gast.Assign):
+                    target = n.targets[0]
+                elif isinstance(n, gast.AugAssign):
+                    target = n.target
+                if isinstance(n, gast.AugAssign) and isinstance(target, gast.Name):
+                    self._written_names.add(target.id)
+                while isinstance(target, gast.Subscript):
+                    target = target.value
+                    if isinstance(target, gast.Name):
+                        self._written_names.add(target.id)
+        return self._written_names
+
+    def _keeps(self, node) -> bool:
+        return node is self._user_op
 
     def visit_Attribute(self, node):
         """``builtins.sum`` (rules spell builtins so: their own names shadow them) -> ``sum``,
@@ -134,9 +164,9 @@ class _Fold(Transformer):
                 type(op)
             ](left.value, right.value)
             return gast.Constant(value=value, kind=None)
-        if isinstance(op, gast.Pow) and _num(right) and right.value == 1:
-            return left
-        if isinstance(op, (gast.Mult, gast.Div)) and _num(right) and right.value == 1:
+        if self._keeps(node):
+            return node
+        if isinstance(op, (gast.Pow, gast.Mult, gast.Div)) and _num(right) and right.value == 1:
             return left
         if isinstance(op, gast.Mult) and _num(left) and left.value == 1:
             return right

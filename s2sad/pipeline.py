@@ -1,8 +1,9 @@
 """The pipeline: parse -> resolve -> anf -> activity/shapes -> reverse | forward -> optimize -> codegen.
 
 ``derive(fn, wrt, mode)`` gives a :class:`Generated` module: its functions (the requested
-derivative first, then those of the user functions it calls), the user globals they read, and
-source text.  Each pass is a function of its own module; this file only chains them.
+derivative first, then those of the user functions it calls), for each the user function it comes
+from (its *origin*, whose globals and closure it reads when it runs), and source text.
+Each pass is a function of its own module; this file only chains them.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ import gast
 from . import codegen
 from .activity import activity
 from .anf import anf
-from .errors import DifferentiationError
-from .ir import walk
+from .ir import targets, walk, walk_stmts
 from .optimize import optimize
 from .parse import parse_function
 from .resolve import resolve
@@ -35,7 +35,8 @@ class Prepared:
 @dataclass
 class Generated:
     functions: list = field(default_factory=list)
-    namespace: dict = field(default_factory=dict)
+    namespace: dict = field(default_factory=dict)  # objects s2sad itself puts into the module
+    origins: dict = field(default_factory=dict)  # generated function name -> (user function, Namespace | None)
     entry: str = ""
 
     def source(self, header: str = "", imports=None) -> str:
@@ -47,7 +48,7 @@ def prepare(fn) -> Prepared:
     ns = resolve(parsed)
     tree, names = anf(parsed.tree, ns, parsed.loc)
     primal_cse(tree)
-    return Prepared(fn, parsed, ns, tree, names)
+    return Prepared(parsed.fn, parsed, ns, tree, names)
 
 
 def primal_cse(tree):
@@ -58,6 +59,12 @@ def primal_cse(tree):
 
     if not any(isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript) for n in walk(tree)):
         _cse(tree.body, {}, {})
+
+
+def primal_names(tree) -> frozenset:
+    """The names of the user's values in ANF code: its parameters and what its statements assign."""
+    params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    return frozenset(params | {t for s in walk_stmts(tree.body) for t in targets(s)})
 
 
 def param_names(fn) -> list[str]:
@@ -83,20 +90,14 @@ class _Session:
         self.taken.add(name)
         return name
 
-    def add_namespace(self, prep: Prepared):
-        for key, value in prep.ns.used.items():
-            if key in self.gen.namespace and self.gen.namespace[key] is not value:
-                raise DifferentiationError(
-                    f"{prep.parsed.loc.filename}: the name '{key}' means different objects in "
-                    f"{prep.fn.__qualname__} and another differentiated function; rename one of them"
-                )
-            self.gen.namespace[key] = value
+    def add_origin(self, fname: str, prep: Prepared):
+        self.gen.origins[fname] = (prep.fn, prep.ns)
 
     def reverse(self, fn, wrt: tuple, mode: str, fname: str, prep: Prepared | None = None, seed=None, as_tuple=False):
         from .reverse import reverse
 
         prep = prep or prepare(fn)
-        self.add_namespace(prep)
+        self.add_origin(fname, prep)
         self.taken.add(prep.fn.__name__)
         act = activity(prep.tree, list(wrt), prep.ns)
         out = prep.tree.body[-1].value.id
@@ -116,7 +117,7 @@ class _Session:
             seed=seed,
             as_tuple=as_tuple,
         )
-        deriv = optimize(deriv, prep.ns)
+        deriv = optimize(deriv, prep.ns, primal_names(prep.tree))
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
         return deriv, seed
 
@@ -137,7 +138,7 @@ class _Session:
         from .forward import forward
 
         prep = prep or prepare(fn)
-        self.add_namespace(prep)
+        self.add_origin(fname, prep)
         self.taken.add(prep.fn.__name__)
         act = activity(prep.tree, list(wrt), prep.ns)
         shapes = infer_shapes(prep.tree, prep.ns)
@@ -153,7 +154,7 @@ class _Session:
             fname=fname,
             kwonly=kwonly,
         )
-        deriv = optimize(deriv, prep.ns)
+        deriv = optimize(deriv, prep.ns, primal_names(prep.tree))
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
         return deriv, tangents
 
@@ -186,7 +187,8 @@ def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = Fal
 
     session = _Session()
     session.taken.add(fname)
-    sig = parse_function(signature_of or fn).tree.args
+    signature = parse_function(signature_of or fn)
+    sig = signature.tree.args
     wrt = list(wrt)
     functions = []
 
@@ -221,6 +223,9 @@ def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = Fal
     else:
         raise ValueError(kind)
     session.gen.functions[:0] = wrapper + functions
+    origin = signature.fn
+    for w in wrapper:
+        session.gen.origins.setdefault(w.name, (origin, None))
     session.gen.entry = fname
     return session.gen
 

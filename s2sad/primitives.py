@@ -151,3 +151,29 @@ def _with_rule(fn, stmt, args, keywords, what) -> Op:
 
 
 _NONDIFF_BUILTINS = {len, range, isinstance, print, type, id, hash, enumerate, zip, np.shape, np.ndim, np.size}
+
+
+def discarded_call_problem(stmt, ns: Namespace, active) -> str | None:
+    """Why the call statement ``stmt`` (its result not used, not ``lst.append``/``lst.pop``) cannot be
+    differentiated, or None when it changes no differentiated value.  A call whose result is dropped
+    matters only through what it changes in place (``np.add.at(a, i, x)``, a helper that writes into
+    its argument): such a call is refused, never skipped."""
+    from .ir import changed
+
+    op = classify(stmt, ns)
+    if op.kind == NONDIFF:
+        return None
+    touched = sorted(changed([stmt]) & set(active))
+    if not touched:
+        return None
+    if op.fn is not None and op.rule is None and op.kind != CALL:
+        from .rules.registry import public_name
+
+        return (
+            f"no derivative rule for `{public_name(op.fn)}`, which may change {', '.join(touched)} in place; "
+            "register one with s2sad.reverse_rule and s2sad.forward_rule, or assign its result"
+        )
+    return (
+        f"{op.what} may change {', '.join(touched)} in place and its result is not used, which s2sad "
+        "cannot differentiate; build a new value and assign it instead"
+    )

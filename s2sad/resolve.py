@@ -2,7 +2,7 @@
 
 Takes a :class:`~s2sad.parse.Parsed` function; gives a :class:`Namespace` that maps dotted names
 (``np.sin``, ``la.norm``, ``helper``) to objects through the function's globals, closure and
-builtins, plus the set of global names the function reads (the generated module needs them).
+builtins, plus the names the function reads and those whose objects steer generation.
 Method calls on local values (``x.sum()``) are left to ``anf``, which knows which names are local.
 """
 
@@ -44,25 +44,46 @@ def local_names(tree: gast.FunctionDef) -> set[str]:
 
 
 class Namespace:
-    """What the function's free names mean: globals, closure cells, builtins."""
+    """What the function's free names mean: closure cells, then globals, then builtins.
+
+    Nothing is copied: names are looked up in the live cells and globals dict (which may be the
+    globals of generated code, a :class:`~s2sad.live.LiveGlobals` that reads its user's names).
+    ``used``: the free names found in cells or globals (values and functions alike), ``free``: every
+    free name read (builtins too), ``steered``: the names whose object decided what code is generated
+    (called functions, modules of called functions); the generated code re-validates those.
+    """
 
     def __init__(self, fn, locals_: set[str]):
         self.fn = fn
         self.locals = locals_
-        self.scope = dict(fn.__globals__)
-        code = fn.__code__
-        for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-            try:
-                self.scope[name] = cell.cell_contents
-            except ValueError:  # cell not yet filled
-                pass
-        self.closure_names = set(code.co_freevars)
+        self.globals = fn.__globals__
+        self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        self.scope: dict[str, object] = {}  # names the passes add (``np`` for methods made calls)
+        self.closure_names = set(fn.__code__.co_freevars)
         self.used: dict[str, object] = {}
+        self.free: set[str] = set()
+        self.steered: dict[str, object] = {}
 
     def lookup_name(self, name: str):
+        obj = self.user_value(name)
+        if obj is not _MISSING:
+            return obj
         if name in self.scope:
             return self.scope[name]
         return getattr(builtins, name, _MISSING)
+
+    def user_value(self, name: str):
+        """The object ``name`` has in the function's closure or globals, or _MISSING."""
+        cell = self.cells.get(name)
+        if cell is not None:
+            try:
+                return cell.cell_contents
+            except ValueError:  # cell not yet filled
+                return _MISSING
+        try:
+            return self.globals[name]
+        except KeyError:
+            return _MISSING
 
     def lookup(self, node):
         """The object a Name/Attribute chain denotes, or _MISSING (local value, unknown name)."""
@@ -73,6 +94,8 @@ class Namespace:
         if root in self.locals:
             return _MISSING
         obj = self.lookup_name(root)
+        if obj is not _MISSING and not (root in self.scope and self.user_value(root) is _MISSING):
+            self.steered[root] = obj  # not the names the passes add (``copy_input``): s2sad's own
         for attr in attrs:
             if obj is _MISSING:
                 break
@@ -84,11 +107,12 @@ def resolve(parsed: Parsed) -> Namespace:
     ns = Namespace(parsed.fn, local_names(parsed.tree))
     for node in walk(parsed.tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in ns.locals:
-            obj = ns.lookup_name(node.id)
-            if obj is _MISSING:
-                raise parsed.loc.error(node, f"name '{node.id}' is not defined")
-            if node.id in ns.scope:
+            ns.free.add(node.id)
+            obj = ns.user_value(node.id)
+            if obj is not _MISSING:
                 ns.used[node.id] = obj
+            elif ns.lookup_name(node.id) is _MISSING:
+                raise parsed.loc.error(node, f"name '{node.id}' is not defined")
     return ns
 
 

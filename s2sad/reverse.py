@@ -19,7 +19,7 @@ import gast
 
 from . import checkpointing, runtime
 from . import primitives as P
-from .ir import copy_tree, reads, targets, walk, walk_stmts
+from .ir import changed, copy_tree, reads, targets, walk, walk_stmts
 from .naming import assign, const, name
 from .optimize import fold
 from .rules.registry import ELEMENTWISE, public_name
@@ -156,14 +156,18 @@ class Reverse:
             target = gast.Subscript(value=name(b), slice=index, ctx=gast.Store())
             out.append(gast.AugAssign(target=target, op=gast.Add(), value=expr))
         else:
-            out.append(gast.Expr(value=_call("add_at", name(b), _index_value(index), expr)))
+            out.append(assign(b, _call("add_at", name(b), _index_value(index), expr)))  # b stays owned
         return out
 
     def forget_shared(self, code):
         """Arithmetic makes new arrays; anything else (``bt = bv``, ``unbroadcast(bv, t)``, ``bz[0]``)
         may return an array another name holds too, and such an adjoint must not be added into in place."""
         for stmt in code:
-            if isinstance(stmt, gast.Assign) and not isinstance(stmt.value, (gast.BinOp, gast.UnaryOp)):
+            if (
+                isinstance(stmt, gast.Assign)
+                and not isinstance(stmt.value, (gast.BinOp, gast.UnaryOp))
+                and not (isinstance(stmt.value, gast.Call) and getattr(stmt.value.func, "id", None) == "add_at")
+            ):
                 for n in _shareable_reads(stmt.value):
                     self.owned.discard(n)
 
@@ -235,6 +239,9 @@ class Reverse:
         call = stmt.value
         func = call.func
         receiver = func.value.id if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) else None
+        problem = P.discarded_call_problem(stmt, self.ns, self.active) if receiver is None else None
+        if problem:
+            raise self.error(stmt, problem)
         if receiver is None or receiver not in self.active:
             return []
         if func.attr != "append" or len(call.args) != 1 or call.keywords:
@@ -336,7 +343,7 @@ class Reverse:
         """``a[i] = v``: ``v`` receives the adjoint of the slice it wrote, which then restarts at zero
         (the old values there no longer reach the output)."""
         array, index, value = op.args
-        if array.id not in self.fresh_arrays:
+        if array.id not in self.fresh_arrays and array.id not in self.names.writable:
             raise self.error(
                 stmt,
                 f"in-place write into '{array.id}', which may share memory with an input or another "
@@ -347,11 +354,13 @@ class Reverse:
             return []
         code = []
         if b not in self.owned:
-            code.append(assign(b, _call("np.array", name(b))))
+            code.append(assign(b, _call("own", name(b))))
             self.owned.add(b)
             self.copied.add(b)
         if self.is_active(value):
             part = gast.Subscript(value=name(b), slice=index, ctx=gast.Load())
+            if not _basic_index(index, self.range_vars):  # a[[0, 0, 1]] = v: the last write wins
+                part = gast.BinOp(left=part, op=gast.Mult(), right=_call("last_writes", name(b), _index_value(index)))
             # a copy: the slice of the adjoint is reset to zero right after
             expr = _call("unbroadcast", _call("np.copy", part), value) if not self.shapes.is_scalar(value) else part
             code += self.accumulate(value.id, expr, value)
@@ -527,7 +536,7 @@ class Reverse:
             self.live, self.owned, self.pops = set(before), owned | set(hoist), pops
             code, start = self.loop_body(stmt.body, before)
         self.copied = copied | self.copied
-        init = [assign(b, _call("np.array", name(b))) for b in hoist]
+        init = [assign(b, _call("own", name(b))) for b in hoist]
         init += [self.zero(self._var_of(b)) for b in sorted(start - before)]
         if not code:
             self.live = before | start
@@ -769,6 +778,9 @@ _FRESH = {
 }
 
 
+_FRESH_HELPERS = (list, runtime.zeros_like, runtime.own, runtime.add_at)  # add_at returns its owned argument
+
+
 def _fresh_arrays(body, ns) -> set[str]:
     """Arrays created inside the function by a NumPy constructor or copy: safe to write in place."""
     import numpy as np
@@ -777,7 +789,7 @@ def _fresh_arrays(body, ns) -> set[str]:
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call):
             obj = ns.lookup(s.value.func)
-            if any(obj is getattr(np, f, None) for f in _FRESH) or obj in (list, runtime.zeros_like):
+            if any(obj is getattr(np, f, None) for f in _FRESH) or obj in _FRESH_HELPERS:
                 fresh.add(s.targets[0].id)
             elif isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "copy":
                 fresh.add(s.targets[0].id)
@@ -851,7 +863,7 @@ def reverse(
         b = rev.adj(w)
         if b not in rev.live:
             adjoint.append(assign(b, _call("zeros_like", name(w))))
-        results.append(name(b))
+        results.append(_call("astype_of", name(b), name(w)))  # a derivative has its argument's type
     # recomputations nothing reads go first; then what the adjoint reads decides what loops must save
     while True:
         read = set(reads(gast.Module(body=adjoint, type_ignores=[])))
@@ -862,6 +874,8 @@ def reverse(
         rev.remat_copies = [(c, v) for c, v in rev.remat_copies if id(c) not in unread]
     adjoint_module = gast.Module(body=adjoint, type_ignores=[])
     needed = {n for n in reads(adjoint_module) if n in rev.primal_vars}
+    # a write into one name changes every name sharing its memory: saving one saves them all
+    needed |= {n for n in rev.primal_vars if names.shares.get(n, set()) & needed}
     keep = {id(p) for p, var in rev.pops if var in needed}
     adjoint = _drop(adjoint, {id(p) for p, _ in rev.pops} - keep)
     primal = rev.primal_block(tree.body[:-1], needed)
@@ -875,13 +889,36 @@ def reverse(
         primal.append(gast.Expr(value=_call("expect_scalar", name(out), const(tree.name))))
     result = results[0] if len(results) == 1 and not as_tuple else gast.Tuple(elts=results, ctx=gast.Load())
     if mode == "value_and_grad":
-        result = gast.Tuple(elts=[name(out), result], ctx=gast.Load())
+        value = name(out)
+        if out in changed(adjoint):  # the adjoint sweep restores what loops and branches overwrote
+            value = name(names.fresh("value"))
+            keep = name(out)
+            if _written_in_place(adjoint, out):
+                keep = _call("np.copy", keep)
+            primal.append(assign(value.id, keep))
+        result = gast.Tuple(elts=[value, result], ctx=gast.Load())
     body = predefine + stacks + primal + adjoint + [gast.Return(value=result)]
     args = _signature(tree, bout, mode)
     fn = gast.FunctionDef(
         name=fname, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
     )
     return gast.copy_location(fn, tree), bout
+
+
+def _written_in_place(stmts, var) -> bool:
+    """Whether ``stmts`` write into ``var``'s array (``var[i] = v``, ``var += v``) rather than rebind it."""
+    for n in walk(gast.Module(body=stmts, type_ignores=[])):
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and _root(n) == var:
+            return True
+        if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and n.target.id == var:
+            return True
+    return False
+
+
+def _root(node):
+    while isinstance(node, gast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
 
 
 def _drop(stmts, drop_ids):

@@ -3,30 +3,96 @@
 import numpy as np
 
 
-def numeric_grad(f, args, i, eps=1e-6):
-    """d f(*args) / d args[i] by central differences; f may return any shape (result: out.shape + x.shape)."""
+def _real_output(value):
+    """``f``'s value as a real array: finite differences of a gradient need a real-valued ``f``."""
+    value = np.asarray(value)
+    if np.iscomplexobj(value):
+        assert np.all(np.imag(value) == 0), "a gradient needs a real-valued function: take np.real(...) of it"
+        value = np.real(value)
+    return value.astype(float)
+
+
+def _partial(f, args, i, eps, unit):
+    """d f(*args) / d args[i] along ``unit`` (1 or 1j) at every element of ``args[i]``, by central differences."""
     x = args[i]
     scalar = np.ndim(x) == 0
-    x = np.array(x, dtype=float)
-    out0 = np.asarray(f(*args), dtype=float)
+    kind = complex if np.iscomplexobj(x) or unit != 1 else float
+    x = np.array(x, dtype=kind)
+    out0 = _real_output(f(*args))
     grad = np.zeros(out0.shape + x.shape)
     for idx in np.ndindex(*x.shape) if x.shape else [()]:
         xp, xm = x.copy(), x.copy()
-        xp[idx] += eps
-        xm[idx] -= eps
+        xp[idx] += eps * unit
+        xm[idx] -= eps * unit
         ap, am = list(args), list(args)
-        ap[i] = float(xp) if scalar else xp
-        am[i] = float(xm) if scalar else xm
-        d = (np.asarray(f(*ap), dtype=float) - np.asarray(f(*am), dtype=float)) / (2 * eps)
-        grad[(Ellipsis,) + idx] = d
+        ap[i] = kind(xp) if scalar else xp
+        am[i] = kind(xm) if scalar else xm
+        grad[(Ellipsis,) + idx] = (_real_output(f(*ap)) - _real_output(f(*am))) / (2 * eps)
     return grad
 
 
+def numeric_grad(f, args, i, eps=1e-6):
+    """d f(*args) / d args[i] by central differences; f may return any real shape (result: out.shape + x.shape).
+
+    For a complex ``args[i]`` the result is JAX's and autograd's convention, df/dRe - i df/dIm: the
+    differences are taken along the real and along the imaginary direction of each element."""
+    if np.iscomplexobj(args[i]):
+        return _partial(f, args, i, eps, 1) - 1j * _partial(f, args, i, eps, 1j)
+    return _partial(f, args, i, eps, 1)
+
+
+def numeric_jvp(f, args, wrt, tangents, eps=1e-6):
+    """The directional derivative of ``f`` (any output, real or complex) along ``tangents`` of ``args[wrt]``."""
+
+    def moved(step):
+        a = list(args)
+        for i, t in zip(wrt, tangents):
+            a[i] = a[i] + step * t
+        return np.asarray(f(*a))
+
+    return (moved(eps) - moved(-eps)) / (2 * eps)
+
+
+def real_vdot(a, b):
+    """Re(sum(a * b)): the pairing under which a VJP is the transpose of a JVP, complex values included."""
+    return float(np.real(np.sum(np.asarray(a) * np.asarray(b))))
+
+
 def assert_close(actual, expected, rtol=1e-5, atol=1e-6):
-    actual = np.asarray(actual, dtype=float)
-    expected = np.asarray(expected, dtype=float)
+    """``actual`` equals ``expected``, and is real where ``expected`` is (a real derivative is never complex)."""
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    if not np.iscomplexobj(expected):
+        assert not np.iscomplexobj(actual), f"expected a real derivative, got {actual.dtype}: {actual}"
     assert actual.shape == expected.shape, f"shape {actual.shape} != {expected.shape}"
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
+
+
+def random_like(value, rng):
+    """A random value of ``value``'s type and shape: a float for a float, complex for complex values."""
+    if isinstance(value, complex):
+        return complex(rng.normal(), rng.normal())
+    if isinstance(value, float):
+        return float(rng.normal())
+    out = rng.normal(size=np.shape(value))
+    if np.iscomplexobj(value):
+        out = out + 1j * rng.normal(size=np.shape(value))
+    return out
+
+
+def assert_type_of(derivative, argument):
+    """A derivative has its argument's type: float for a float, complex for a complex, an array of the
+    argument's shape and dtype (0-d included) for an array."""
+    for kind in (bool, int, float, complex):
+        if type(argument) is kind:
+            want = float if kind in (bool, int) else kind
+            assert type(derivative) is want, f"derivative of a {kind.__name__} is a {type(derivative).__name__}"
+            return
+    if isinstance(argument, np.ndarray):
+        assert isinstance(derivative, np.ndarray), f"derivative of an array is a {type(derivative).__name__}"
+        want = argument.dtype if argument.dtype.kind in "fc" else np.dtype(float)
+        assert derivative.dtype == want, f"derivative of a {argument.dtype} array is {derivative.dtype}"
+        assert derivative.shape == argument.shape, f"shape {derivative.shape} != {argument.shape}"
 
 
 def check_grad(f, args, wrt=None, rtol=1e-5, atol=1e-6):
@@ -38,10 +104,7 @@ def check_grad(f, args, wrt=None, rtol=1e-5, atol=1e-6):
     for k, i in enumerate(wrt):
         expected = numeric_grad(f, list(args), i)
         assert_close(got[k], expected, rtol=rtol, atol=atol)
-        if isinstance(args[i], float):
-            assert isinstance(got[k], float), f"d/d{i} of a float should be a float, got {type(got[k])}"
-        else:
-            assert np.shape(got[k]) == np.shape(args[i])
+        assert_type_of(got[k], args[i])
     check_forward_agrees(f, args, wrt, got)
     return got
 
@@ -58,12 +121,15 @@ def call_jvp(f, args, wrt, tangents):
 
 
 def check_forward_agrees(f, args, wrt, cotangents, seed=1.0):
-    """Forward mode against the reverse mode result: <J t, w> == <t, J^T w> for random tangents t."""
+    """Forward mode against the reverse mode result: Re<J t, w> == Re<t, J^T w> for random tangents t
+    (and the tangent of a real output is real)."""
     rng = np.random.default_rng(7)
-    tangents = [float(rng.normal()) if isinstance(args[i], float) else rng.normal(size=np.shape(args[i])) for i in wrt]
+    tangents = [random_like(args[i], rng) for i in wrt]
     value, dout = call_jvp(f, args, wrt, tangents)
-    np.testing.assert_allclose(np.asarray(value, dtype=float), np.asarray(f(*args), dtype=float), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(value), np.asarray(f(*args)), rtol=1e-12)
     assert np.shape(dout) == np.shape(value), f"tangent shape {np.shape(dout)} != value shape {np.shape(value)}"
-    lhs = float(np.sum(np.asarray(dout) * seed))
-    rhs = sum(float(np.sum(np.asarray(t) * np.asarray(c))) for t, c in zip(tangents, cotangents))
+    if not np.iscomplexobj(value):
+        assert not np.iscomplexobj(dout), f"the tangent of a real value is complex: {dout}"
+    lhs = real_vdot(dout, seed)
+    rhs = sum(real_vdot(t, c) for t, c in zip(tangents, cotangents))
     np.testing.assert_allclose(lhs, rhs, rtol=1e-7, atol=1e-9)

@@ -17,7 +17,7 @@ def f(x, y):
 
 EXPECTED_GRAD = """\
 import math
-from s2sad.runtime import expect_scalar
+from s2sad.runtime import astype_of, expect_scalar
 
 
 def df_dx(x, y, bz=1.0):
@@ -30,7 +30,7 @@ def df_dx(x, y, bz=1.0):
     bu = bz
     bx = bu * math.cos(x)
     bx = bx + bt * y
-    return bx
+    return astype_of(bx, x)
 """
 
 
@@ -40,7 +40,7 @@ def g(x, y):
 
 EXPECTED_NUMPY = """\
 import numpy as np
-from s2sad.runtime import unbroadcast, unreduce
+from s2sad.runtime import astype_of, unbroadcast, unreduce
 
 
 def dg_dx_dy(x, y, bout=1.0):
@@ -53,7 +53,7 @@ def dg_dx_dy(x, y, bout=1.0):
     bx = bu * np.cos(x)
     bx += unbroadcast(bv * y, x)
     by = unbroadcast(bv * x, y)
-    return bx, by
+    return astype_of(bx, x), astype_of(by, y)
 """
 
 

@@ -231,3 +231,79 @@ def test_refusal_inside_a_derivative_names_the_users_line():
     message = str(err.value)
     assert message.startswith("<s2sad ") and "unprod" in message
     assert f"np.prod(x[:2])`, test_higher_order.py:{line})" in message
+
+
+# ---- second derivatives through indices that are neither literals nor the plain loop variable ----
+# (the adjoint accumulates with add_at there, which must itself be differentiated, not skipped)
+
+
+def index_by_name(x):
+    j = 2
+    return np.sum(x[j] ** 3 * x)
+
+
+def index_by_expression(x):
+    s = 0.0
+    for i in range(2):
+        s = s + x[1 - i] ** 3
+    return s
+
+
+def index_modular(x):
+    s = 0.0
+    for t in range(3):
+        s = s + x[(t + 2) % 3] ** 3 * x[t]
+    return s
+
+
+def index_by_mask(x):
+    return np.sum(x[x > 0] ** 3)
+
+
+def index_repeated(x):
+    return np.sum(x[[0, 0, 2]] ** 3)
+
+
+INDEXED = [index_by_name, index_by_expression, index_modular, index_by_mask, index_repeated]
+
+
+def _grad_dot(f, v):
+    """x -> <grad f(x), v>: a scalar whose gradient is the Hessian times v (reverse over reverse)."""
+    g = s2sad.grad(f)
+
+    def dotted(x):
+        return np.sum(g(x) * v)
+
+    return dotted
+
+
+def _slope(f, v):
+    """x -> the derivative of f at x along v, by forward mode: its gradient is H v (reverse over forward)."""
+    jvp = s2sad.jvp(f)
+
+    def slope(x):
+        return jvp(x, v)[1]
+
+    return slope
+
+
+@pytest.mark.parametrize("f", INDEXED, ids=lambda f: f.__name__)
+def test_second_derivatives_through_computed_indices(f):
+    x, v = np.array([0.3, -0.7, 1.2]), np.array([1.0, -2.0, 0.5])
+    expected = numeric_grad(s2sad.grad(f), [x], 0)
+    assert np.any(expected != 0)
+    assert_close(s2sad.hessian(f)(x), expected)  # forward over reverse
+    assert_close(s2sad.grad(_grad_dot(f, v))(x), expected.T @ v)  # reverse over reverse
+    assert_close(s2sad.grad(_slope(f, v))(x), expected @ v)  # reverse over forward
+
+
+def scatter_in_place(x):
+    a = np.zeros(3)
+    np.add.at(a, [0, 0], x[:2])
+    return np.sum(a * a)
+
+
+@pytest.mark.parametrize("make", [s2sad.grad, s2sad.jvp], ids=["reverse", "forward"])
+def test_a_call_that_writes_into_a_differentiated_value_is_refused_not_skipped(make):
+    with pytest.raises(s2sad.DifferentiationError, match="in place"):
+        make(scatter_in_place)

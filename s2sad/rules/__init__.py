@@ -5,6 +5,7 @@ from . import (  # noqa: F401
     fft,
     linalg,
     math_rules,
+    memory,
     nondifferentiable,
     numpy_elementwise,
     reductions,

@@ -62,12 +62,12 @@ def truediv(z, x, y):
 @reverse_rule(operator.pow, np.power, kind=ELEMENTWISE)
 def pow(z, x, y):
     bx += bz * y * x ** (y - 1)
-    by += bz * z * np.log(x)
+    by += bz * np.where(z == 0, 0.0, z * np.log(x))
 
 
 @forward_rule(operator.pow, np.power, kind=ELEMENTWISE)
 def pow(z, x, y):
-    dz = dx * y * x ** (y - 1) + dy * z * np.log(x)
+    dz = dx * y * x ** (y - 1) + dy * np.where(z == 0, 0.0, z * np.log(x))
 
 
 @reverse_rule(operator.mod, np.remainder, kind=ELEMENTWISE)

@@ -12,6 +12,7 @@ import numpy as np
 from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
     eigengaps,
+    match_complex,
     mT,
     phi,
     pinv_tangent,
@@ -55,8 +56,8 @@ def dot(z, a, b):
 
 @reverse_rule(np.outer)
 def outer(z, a, b):
-    ba += np.reshape(bz @ np.ravel(b), np.shape(a))
-    bb += np.reshape(np.ravel(a) @ bz, np.shape(b))
+    ba += match_complex(np.reshape(bz @ np.ravel(b), np.shape(a)), a)
+    bb += match_complex(np.reshape(np.ravel(a) @ bz, np.shape(b)), b)
 
 
 @forward_rule(np.outer)
@@ -66,8 +67,8 @@ def outer(z, a, b):
 
 @reverse_rule(np.inner)
 def inner(z, a, b):
-    ba += np.tensordot(bz, b, axes=(list(range(np.ndim(a) - 1, np.ndim(bz))), list(range(np.ndim(b) - 1))))
-    bb += np.tensordot(bz, a, axes=(list(range(np.ndim(a) - 1)), list(range(np.ndim(a) - 1))))
+    ba += match_complex(np.tensordot(bz, b, axes=(list(range(np.ndim(a) - 1, np.ndim(bz))), list(range(np.ndim(b) - 1)))), a)
+    bb += match_complex(np.tensordot(bz, a, axes=(list(range(np.ndim(a) - 1)), list(range(np.ndim(a) - 1)))), b)
 
 
 @forward_rule(np.inner)
@@ -189,7 +190,7 @@ def norm(y, x, ord=None, axis=None, keepdims=False):
 
 @forward_rule(np.linalg.norm, kind=REDUCTION)
 def norm(y, x, ord=None, axis=None, keepdims=False):
-    dy = np.sum(unnorm_ord(1.0, x, y, ord, axis, keepdims) * dx, axis=axis, keepdims=keepdims)
+    dy = np.real(np.sum(unnorm_ord(1.0, x, y, ord, axis, keepdims) * dx, axis=axis, keepdims=keepdims))
 
 
 # ---- inverses, determinants, solving -------------------------------------------------------
@@ -263,7 +264,7 @@ def cholesky(y, a):
     dy = y @ phi(np.linalg.solve(y, mT(np.linalg.solve(y, symmetrize(da)))))
 
 
-# (w, v) = eigh(a), UPLO "L" (None) or "U":  dw = diag(vᵀ da v),  dv = v (F * vᵀ da v),  F[i, j] = 1 / (w[j] - w[i])
+# (w, v) = eigh(a), UPLO "L" (None) or "U":  dw = diag(vᴴ da v) (real),  dv = v (F * vᵀ da v),  F[i, j] = 1 / (w[j] - w[i])
 @reverse_rule(np.linalg.eigh)
 def eigh(y, a, UPLO=None):
     ba += unsymmetrize(uneigh(by[0], by[1], y[0], y[1]), UPLO)
@@ -271,8 +272,8 @@ def eigh(y, a, UPLO=None):
 
 @forward_rule(np.linalg.eigh)
 def eigh(y, a, UPLO=None):
-    p = mT(y[1]) @ symmetrize(da, UPLO) @ y[1]
-    dy = (np.diagonal(p, axis1=-2, axis2=-1), y[1] @ (eigengaps(y[0]) * p))
+    p = np.conj(mT(y[1])) @ symmetrize(da, UPLO) @ y[1]
+    dy = (np.real(np.diagonal(p, axis1=-2, axis2=-1)), y[1] @ (eigengaps(y[0]) * p))
 
 
 # (w, v) = eig(a), real distinct eigenvalues: as eigh with v⁻¹ for vᵀ, then each column of dv

@@ -5,7 +5,8 @@ import builtins
 
 import numpy as np
 
-from ..runtime import match_complex  # noqa: F401  (names used in templates)
+from .. import runtime
+from ..runtime import abs_sign, match_complex  # noqa: F401  (names used in templates)
 from .registry import ELEMENTWISE, forward_rule, reverse_rule
 
 # fmt: off
@@ -132,14 +133,26 @@ def arctan(y, x):
     dy = dx / (1 + x * x)
 
 
+# |x| is real: only the real part of its adjoint counts, and its tangent is real (complex x too)
 @reverse_rule(np.abs, builtins.abs, kind=ELEMENTWISE)
 def absolute(y, x):
-    bx += by * np.sign(x)
+    bx += np.real(by) * abs_sign(x)
 
 
 @forward_rule(np.abs, builtins.abs, kind=ELEMENTWISE)
 def absolute(y, x):
-    dy = dx * np.sign(x)
+    dy = np.real(dx * abs_sign(x))
+
+
+# s = abs_sign(x) = conj(x) / |x| (sign(x) when real): ds = (conj(dx) - s Re(s dx)) / |x|, 0 for real x
+@reverse_rule(runtime.abs_sign, name="s2sad.runtime.abs_sign", kind=ELEMENTWISE)
+def abs_sign_(y, x):
+    bx += match_complex((np.conj(by) - np.real(by * y) * y) / np.where(x == 0, np.inf, np.abs(x)), x)
+
+
+@forward_rule(runtime.abs_sign, name="s2sad.runtime.abs_sign", kind=ELEMENTWISE)
+def abs_sign_(y, x):
+    dy = match_complex((np.conj(dx) - y * np.real(y * dx)) / np.where(x == 0, np.inf, np.abs(x)), x)
 
 
 @reverse_rule(np.fabs, kind=ELEMENTWISE)
@@ -305,12 +318,13 @@ def nan_to_num(y, x, copy=True, nan=0.0, posinf=None, neginf=None):
     dy = dx * np.isfinite(x)
 
 
-# ---- complex parts (adjoints follow autograd: a real input gets a real adjoint) ----------
+# ---- complex parts: JAX's convention, dL = Re(sum(bz * dz)); a real output's adjoint counts by its
+# real part only, and a real input gets a real adjoint --------------------------------------
 
 
 @reverse_rule(np.real, kind=ELEMENTWISE)
 def real(y, val):
-    bval += match_complex(by, val)
+    bval += match_complex(np.real(by), val)
 
 
 @forward_rule(np.real, kind=ELEMENTWISE)
@@ -320,7 +334,7 @@ def real(y, val):
 
 @reverse_rule(np.imag, kind=ELEMENTWISE)
 def imag(y, val):
-    bval += match_complex(-1j * by, val)
+    bval += match_complex(-1j * np.real(by), val)
 
 
 @forward_rule(np.imag, kind=ELEMENTWISE)
@@ -351,7 +365,7 @@ def real_if_close(y, a, tol=100):
 @reverse_rule(np.angle, kind=ELEMENTWISE)
 def angle(y, z, deg=False):
     """angle(z) = Im(log z); it is locally constant (0 or pi) on the real line."""
-    bz += match_complex(by * np.conj(z * 1j) / np.abs(z) ** 2, z) * (180 / np.pi if deg else 1.0)
+    bz += match_complex(np.real(by) * np.conj(z * 1j) / np.abs(z) ** 2, z) * (180 / np.pi if deg else 1.0)
 
 
 @forward_rule(np.angle, kind=ELEMENTWISE)

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..runtime import (  # noqa: F401  (names used in templates)
     cumprod_tangent,
+    match_complex,
     spread_weights,
     unbroadcast,
     uncumprod,
@@ -32,7 +33,7 @@ def sum(y, a, axis=None, keepdims=False):
 
 @reverse_rule(np.mean, kind=REDUCTION)
 def mean(y, a, axis=None, keepdims=False):
-    ba += unreduce(by, a, axis, keepdims) * (np.size(y) / np.size(a))
+    ba += unreduce(by, a, axis, keepdims) * (np.size(y) / max(np.size(a), 1))
 
 
 @forward_rule(np.mean, kind=REDUCTION)
@@ -72,22 +73,22 @@ def min(y, a, axis=None, keepdims=False):
 
 @reverse_rule(np.var, kind=REDUCTION)
 def var(y, a, axis=None, ddof=0, keepdims=False):
-    ba += unreduce(by, a, axis, keepdims) * 2 * (a - np.mean(a, axis=axis, keepdims=True)) / (np.size(a) / np.size(y) - ddof)
+    ba += unreduce(np.real(by), a, axis, keepdims) * 2 * np.conj(a - np.mean(a, axis=axis, keepdims=True)) / (np.size(a) / np.size(y) - ddof)
 
 
 @forward_rule(np.var, kind=REDUCTION)
 def var(y, a, axis=None, ddof=0, keepdims=False):
-    dy = np.sum(da * (a - np.mean(a, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims) * 2 / (np.size(a) / np.size(y) - ddof)
+    dy = np.real(np.sum(da * np.conj(a - np.mean(a, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims)) * 2 / (np.size(a) / np.size(y) - ddof)
 
 
 @reverse_rule(np.std, kind=REDUCTION)
 def std(y, a, axis=None, ddof=0, keepdims=False):
-    ba += unreduce(by / y, a, axis, keepdims) * (a - np.mean(a, axis=axis, keepdims=True)) / (np.size(a) / np.size(y) - ddof)
+    ba += unreduce(np.real(by) / np.where(y == 0, np.inf, y), a, axis, keepdims) * np.conj(a - np.mean(a, axis=axis, keepdims=True)) / (np.size(a) / np.size(y) - ddof)
 
 
 @forward_rule(np.std, kind=REDUCTION)
 def std(y, a, axis=None, ddof=0, keepdims=False):
-    dy = np.sum(da * (a - np.mean(a, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims) / (y * (np.size(a) / np.size(y) - ddof))
+    dy = np.real(np.sum(da * np.conj(a - np.mean(a, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims)) / (y * (np.size(a) / np.size(y) - ddof))
 
 
 @reverse_rule(builtins.sum)
@@ -127,7 +128,7 @@ def nanmean(y, a, axis=None, dtype=None, out=None, keepdims=False):
 def average(y, a, axis=None, weights=None, *, keepdims=False):
     """sum(w a) / sum(w); ``returned=True`` (a tuple) is not differentiated."""
     w = spread_weights(a, weights, axis)
-    ba += unreduce(by, a, axis, keepdims) * w / np.sum(w, axis=axis, keepdims=True)
+    ba += match_complex(unreduce(by, a, axis, keepdims) * w / np.sum(w, axis=axis, keepdims=True), a)
     bweights += unspread_weights(unreduce(by, a, axis, keepdims) * (a - unreduce(y, a, axis, keepdims)) / np.sum(w, axis=axis, keepdims=True), a, weights, axis)
 
 

@@ -6,12 +6,17 @@ import numpy as np  # noqa: F401
 
 from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
+    add_seq,
     broadcast_like,
+    own,
+    scatter,
     unbroadcast,
     unconcatenate,
     undot_x,
     undot_y,
     unextremum,
+    unkron_a,
+    unkron_b,
     unmatmul_x,
     unmatmul_y,
     unnorm,
@@ -19,6 +24,8 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     unsqueeze,
     unstack,
     unsum_items,
+    untensordot_a,
+    untensordot_b,
     untranspose,
 )
 from .registry import forward_rule, nondifferentiable, reverse_rule
@@ -126,3 +133,136 @@ def untranspose(z, g, axes=None):
 @forward_rule(runtime.unsum_items, name="s2sad.runtime.unsum_items")
 def unsum_items(z, g, items):
     dz = unsum_items(dg, items)
+
+
+# z = add_at(g, index, v) is g with v added at index (g is written in place and returned)
+@forward_rule(runtime.add_at, name="s2sad.runtime.add_at")
+def add_at(z, g, index, v):
+    dz = dg + scatter(dv, g, index)
+
+
+@reverse_rule(runtime.add_at, name="s2sad.runtime.add_at")
+def add_at(z, g, index, v):
+    bg += bz
+    bv += unbroadcast(bz[index], v)
+
+
+@forward_rule(runtime.scatter, name="s2sad.runtime.scatter")
+def scatter(z, v, like, index):
+    dz = scatter(dv, like, index)
+
+
+@reverse_rule(runtime.scatter, name="s2sad.runtime.scatter")
+def scatter(z, v, like, index):
+    bv += unbroadcast(bz[index], v)
+
+
+@forward_rule(runtime.own, name="s2sad.runtime.own")
+def own(z, g):
+    dz = own(dg)
+
+
+@reverse_rule(runtime.own, name="s2sad.runtime.own")
+def own(z, g):
+    bg += bz
+
+
+# ---- bilinear adjoints: z = dB/dx (g, y) for B(g, x, y) = <g, x @ y>; <bz, z> = B(g, bz, y) ----------
+
+
+@reverse_rule(runtime.unmatmul_x, name="s2sad.runtime.unmatmul_x")
+def unmatmul_x(z, g, x, y):
+    bg += unbroadcast(np.matmul(bz, y), g)
+    by += unmatmul_y(g, bz, y)
+
+
+@reverse_rule(runtime.unmatmul_y, name="s2sad.runtime.unmatmul_y")
+def unmatmul_y(z, g, x, y):
+    bg += unbroadcast(np.matmul(x, bz), g)
+    bx += unmatmul_x(g, x, bz)
+
+
+@reverse_rule(runtime.undot_x, name="s2sad.runtime.undot_x")
+def undot_x(z, g, x, y):
+    bg += unbroadcast(np.dot(bz, y), g)
+    by += undot_y(g, bz, y)
+
+
+@reverse_rule(runtime.undot_y, name="s2sad.runtime.undot_y")
+def undot_y(z, g, x, y):
+    bg += unbroadcast(np.dot(x, bz), g)
+    bx += undot_x(g, x, bz)
+
+
+@forward_rule(runtime.untensordot_a, name="s2sad.runtime.untensordot_a")
+def untensordot_a(z, g, a, b, axes=2):
+    dz = untensordot_a(dg, a, b, axes) + untensordot_a(g, a, db, axes)
+
+
+@reverse_rule(runtime.untensordot_a, name="s2sad.runtime.untensordot_a")
+def untensordot_a(z, g, a, b, axes=2):
+    bg += np.tensordot(bz, b, axes)
+    bb += untensordot_b(g, bz, b, axes)
+
+
+@forward_rule(runtime.untensordot_b, name="s2sad.runtime.untensordot_b")
+def untensordot_b(z, g, a, b, axes=2):
+    dz = untensordot_b(dg, a, b, axes) + untensordot_b(g, da, b, axes)
+
+
+@reverse_rule(runtime.untensordot_b, name="s2sad.runtime.untensordot_b")
+def untensordot_b(z, g, a, b, axes=2):
+    bg += np.tensordot(a, bz, axes)
+    ba += untensordot_a(g, a, bz, axes)
+
+
+@forward_rule(runtime.unkron_a, name="s2sad.runtime.unkron_a")
+def unkron_a(z, g, a, b):
+    dz = unkron_a(dg, a, b) + unkron_a(g, a, db)
+
+
+@reverse_rule(runtime.unkron_a, name="s2sad.runtime.unkron_a")
+def unkron_a(z, g, a, b):
+    bg += np.kron(bz, b)
+    bb += unkron_b(g, bz, b)
+
+
+@forward_rule(runtime.unkron_b, name="s2sad.runtime.unkron_b")
+def unkron_b(z, g, a, b):
+    dz = unkron_b(dg, a, b) + unkron_b(g, da, b)
+
+
+@reverse_rule(runtime.unkron_b, name="s2sad.runtime.unkron_b")
+def unkron_b(z, g, a, b):
+    bg += np.kron(a, bz)
+    ba += unkron_a(g, a, bz)
+
+
+# ---- adjoints linear in g with weights that are locally constant or have their own rules ---------
+
+
+@reverse_rule(runtime.unextremum, name="s2sad.runtime.unextremum")
+def unextremum(z, g, x, y, axis=None, keepdims=False):
+    bg += unbroadcast(np.sum(unextremum(1.0, x, y, axis, keepdims) * bz, axis=axis, keepdims=keepdims), g)
+
+
+# z = unreduce(g) * x / unreduce(y) (0 where y == 0)
+@reverse_rule(runtime.unconcatenate, name="s2sad.runtime.unconcatenate")
+def unconcatenate(z, g, xs, axis=0):
+    bg += np.reshape(np.concatenate(bz, axis), np.shape(g))
+
+
+@reverse_rule(runtime.unsum_items, name="s2sad.runtime.unsum_items")
+def unsum_items(z, g, items):
+    bg += broadcast_like(sum(bz), g)
+
+
+@forward_rule(runtime.add_seq, name="s2sad.runtime.add_seq")
+def add_seq(z, a, b):
+    dz = add_seq(da, db)
+
+
+@reverse_rule(runtime.add_seq, name="s2sad.runtime.add_seq")
+def add_seq(z, a, b):
+    ba += bz
+    bb += bz

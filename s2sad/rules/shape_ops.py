@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
+    astype_of,
     broadcast_like,
     is_inexact,
     match_complex,
@@ -312,7 +313,7 @@ def pad(y, array, pad_width, mode="constant", constant_values=0):
 
 @forward_rule(np.pad)
 def pad(y, array, pad_width, mode="constant", constant_values=0):
-    dy = np.pad(darray, pad_width, mode) + dconstant_values * (1 - np.pad(np.ones(np.shape(array)), pad_width, mode))
+    dy = match_complex(np.pad(darray, pad_width, mode) + dconstant_values * (1 - np.pad(np.ones(np.shape(array)), pad_width, mode)), y)
 
 
 # ---- reordering ------------------------------------------------------------------------------
@@ -570,7 +571,7 @@ def full_like(y, a, fill_value, dtype=None):
 
 @forward_rule(np.full_like)
 def full_like(y, a, fill_value, dtype=None):
-    dy = np.full(np.shape(a), dfill_value)
+    dy = match_complex(np.full(np.shape(a), dfill_value), y)
 
 
 @reverse_rule(np.linspace)
@@ -591,6 +592,17 @@ def linspace(y, start, stop, num=50, endpoint=True, *, axis=0):
 # tangent applies it to dg and its adjoint is the primal operation it undoes.
 nondifferentiable(runtime.is_inexact, name="s2sad.runtime.is_inexact")
 nondifferentiable(runtime.rollaxis_axes, name="s2sad.runtime.rollaxis_axes")
+
+
+# astype_of(g, x): g with x's type (the real part for a real x, x's dtype); linear in g
+@forward_rule(runtime.astype_of, name="s2sad.runtime.astype_of")
+def astype_of_(z, g, x):
+    dz = astype_of(dg, x)
+
+
+@reverse_rule(runtime.astype_of, name="s2sad.runtime.astype_of")
+def astype_of_(z, g, x):
+    bg += astype_of(bz, g)
 
 
 @forward_rule(runtime.match_complex, name="s2sad.runtime.match_complex")

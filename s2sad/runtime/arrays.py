@@ -11,6 +11,7 @@ import numpy as np
 
 __all__ = [
     "match_complex",
+    "abs_sign",
     "is_inexact",
     "unarray",
     "untake",
@@ -35,8 +36,20 @@ __all__ = [
 
 
 def match_complex(g, x):
-    """``g`` as an adjoint of ``x``: its real part when ``x`` is real (autograd's convention)."""
-    return g if np.iscomplexobj(x) else np.real(g)
+    """``g`` as an adjoint of ``x``: its real part when ``x`` is real, complex when ``x`` is complex (an
+    adjoint has its value's kind, so adjoints of complex values can be added into in place)."""
+    if not np.iscomplexobj(x):
+        return np.real(g)
+    return g if np.iscomplexobj(g) else np.asarray(g) + 0j
+
+
+def abs_sign(x):
+    """d|x| as a factor of dx, as JAX and autograd take it (d|x| = Re(abs_sign(x) * dx)): ``sign(x)`` for
+    real ``x``, ``conj(x) / |x|`` for complex ``x``; 0 at 0."""
+    if not np.iscomplexobj(x):
+        return np.sign(x)
+    r = np.abs(x)
+    return np.conj(x) / np.where(r == 0, 1.0, r)
 
 
 def is_inexact(dtype):
@@ -47,7 +60,9 @@ def is_inexact(dtype):
 def _like(g, x):
     """``g`` reshaped to ``x``'s shape, and a float when ``x`` is a Python number."""
     g = np.reshape(g, np.shape(x))
-    return float(g) if isinstance(x, (float, int)) else g
+    if isinstance(x, complex):
+        return complex(g)
+    return float(np.real(g)) if isinstance(x, (float, int)) else match_complex(g, x) if np.iscomplexobj(g) else g
 
 
 def unarray(g, obj):

@@ -14,8 +14,13 @@ __all__ = [
     "unbroadcast",
     "unreduce",
     "zeros_like",
+    "copy_input",
+    "updates_in_place",
+    "last_writes",
+    "astype_of",
     "expect_scalar",
     "add_at",
+    "scatter",
     "unmatmul_x",
     "unmatmul_y",
     "undot_x",
@@ -29,6 +34,7 @@ __all__ = [
     "unnorm",
     "unsum_items",
     "add_seq",
+    "own",
 ]
 
 
@@ -42,10 +48,22 @@ def _ndim(x):
     return x.ndim if type(x) is np.ndarray else np.ndim(x)
 
 
+def _real_for(g, x):
+    """``g`` as an adjoint of ``x``: its real part when ``x`` is real and ``g`` complex (only the real part
+    of a real value's adjoint counts: dL = Re(g dx)), else ``g`` itself.  Cheap when nothing changes."""
+    if type(g) is np.ndarray:
+        if g.dtype.kind != "c" or np.iscomplexobj(x):
+            return g
+    elif not isinstance(g, (complex, np.complexfloating)) or np.iscomplexobj(x):
+        return g
+    return g.real
+
+
 def unbroadcast(g, x):
-    """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``."""
+    """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``."""
     shape = _shape(x)
     gshape = _shape(g)
+    g = _real_for(g, x)
     if gshape == shape:
         return g
     lead = len(gshape) - len(shape)
@@ -55,7 +73,7 @@ def unbroadcast(g, x):
     if axes:
         g = np.add.reduce(g, axis=axes, keepdims=True)
     if not shape and isinstance(x, (float, int)):
-        return complex(g) if np.iscomplexobj(g) else float(g)
+        return float(g)
     return g if _shape(g) == shape else np.broadcast_to(g, shape)
 
 
@@ -90,9 +108,42 @@ def zeros_like(x):
     if isinstance(x, complex):
         return 0j
     if isinstance(x, (list, tuple)):
-        return [zeros_like(v) for v in x]
+        return [_zeros_item(v) for v in x]
     x = np.asarray(x)
     return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
+
+
+def astype_of(g, x):
+    """The derivative ``g`` with the type of the argument ``x`` it belongs to: a float for a Python
+    float or int, a complex for a complex, an array of ``x``'s dtype (float64 for an integer array) for an
+    array, 0-d arrays included.  A real ``x`` keeps the real part of ``g``: its imaginary part is the
+    derivative along directions a real argument cannot move in."""
+    if type(x) is np.ndarray:
+        dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(float)
+        if type(g) is np.ndarray and g.dtype == dtype:
+            return g
+        if dtype.kind != "c" and np.iscomplexobj(g):
+            g = np.real(g)
+        return np.asarray(g, dtype=dtype)
+    if isinstance(x, bool) or not isinstance(x, (int, float, complex, np.generic)):
+        return g  # containers, None: their parts were typed already
+    if isinstance(x, complex) or (isinstance(x, np.generic) and np.iscomplexobj(x)):
+        return type(x)(g) if isinstance(x, np.generic) else complex(g)
+    g = np.real(g)
+    if isinstance(x, np.floating):
+        return type(x)(g)
+    return float(g)
+
+
+def _zeros_item(v):
+    """The zero adjoint of an item of a list: a nested list of numbers gets an array, so that
+    ``bx[i] += g`` adds into it instead of extending a list."""
+    if isinstance(v, (list, tuple)):
+        try:
+            return np.zeros(np.shape(v))
+        except ValueError:  # ragged
+            pass
+    return zeros_like(v)
 
 
 def expect_scalar(value, function):
@@ -105,12 +156,25 @@ def expect_scalar(value, function):
 
 
 def add_at(g, index, v):
-    """``g[index] += v`` where repeated indices accumulate (fancy indexing) and ``g`` is owned."""
+    """``g[index] += v`` where repeated indices accumulate (fancy indexing) and ``g`` is owned (a real
+    ``g`` belongs to a real value: it takes the real part of ``v``); returns ``g`` (generated code
+    writes ``bx = add_at(bx, i, v)``, so differentiating it again sees a value)."""
+    if type(g) is np.ndarray:
+        v = _real_for(v, g)
     if _is_basic(index):
         g[index] += v
     else:
         np.add.at(g, index, v)
     return g
+
+
+def scatter(v, like, index):
+    """Zeros shaped like ``like`` with ``v`` added at ``index`` (repeated indices add up): ``add_at``
+    without writing into anything, for the tangent of ``add_at``."""
+    v = np.asarray(v)
+    out = np.zeros(_shape(like), dtype=np.result_type(v.dtype, float))
+    np.add.at(out, index, v)
+    return out
 
 
 def _is_basic(index):
@@ -133,7 +197,7 @@ def _matmul_promote(x, y, g):
 def unmatmul_x(g, x, y):
     """Adjoint of ``x`` in ``x @ y``."""
     if _ndim(x) == 2 and _ndim(y) == 2:
-        return g @ y.T
+        return _real_for(g @ y.T, x)
     x2, y2, g2 = _matmul_promote(x, y, g)
     bx = unbroadcast(g2 @ np.swapaxes(y2, -1, -2), x2)
     return bx.reshape(np.shape(x))
@@ -142,7 +206,7 @@ def unmatmul_x(g, x, y):
 def unmatmul_y(g, x, y):
     """Adjoint of ``y`` in ``x @ y``."""
     if _ndim(x) == 2 and _ndim(y) == 2:
-        return x.T @ g
+        return _real_for(x.T @ g, y)
     x2, y2, g2 = _matmul_promote(x, y, g)
     by = unbroadcast(np.swapaxes(x2, -1, -2) @ g2, y2)
     return by.reshape(np.shape(y))
@@ -153,10 +217,10 @@ def undot_x(g, x, y):
     if np.ndim(x) == 0 or np.ndim(y) == 0:
         return unbroadcast(g * y, x)
     if np.ndim(y) == 1:
-        return np.multiply.outer(g, y)
+        return _real_for(np.multiply.outer(g, y), x)
     axes_g = list(range(np.ndim(x) - 1, np.ndim(g)))
     axes_y = list(range(np.ndim(y) - 2)) + [np.ndim(y) - 1]
-    return np.tensordot(g, y, axes=(axes_g, axes_y))
+    return _real_for(np.tensordot(g, y, axes=(axes_g, axes_y)), x)
 
 
 def undot_y(g, x, y):
@@ -164,7 +228,7 @@ def undot_y(g, x, y):
     if np.ndim(x) == 0 or np.ndim(y) == 0:
         return unbroadcast(g * x, y)
     lead = list(range(np.ndim(x) - 1))
-    by = np.tensordot(x, g, axes=(lead, lead))
+    by = _real_for(np.tensordot(x, g, axes=(lead, lead)), y)
     return by if np.ndim(y) == 1 else np.moveaxis(by, 0, -2)
 
 
@@ -234,9 +298,12 @@ def untranspose(g, axes=None):
 
 
 def unnorm(g, x, y, axis=None, keepdims=False):
-    """Adjoint of the 2-norm / Frobenius norm ``y = np.linalg.norm(x, axis=axis)`` (0 at ``y == 0``)."""
+    """Adjoint of the 2-norm / Frobenius norm ``y = np.linalg.norm(x, axis=axis)``: ``Re(g) conj(x) / y``
+    (0 at ``y == 0``); the norm is real, so only the real part of its adjoint counts."""
     y = unreduce(y, x, axis, keepdims)
     safe = np.where(y == 0, 1.0, y)
+    if np.iscomplexobj(x):
+        g, x = np.real(g), np.conj(x)
     return unreduce(g, x, axis, keepdims) * np.where(y == 0, 0.0, x / safe)
 
 
@@ -248,5 +315,48 @@ def unsum_items(g, items):
 
 
 def add_seq(a, b):
-    """Accumulate adjoints of lists/tuples element by element."""
+    """Accumulate adjoints of lists/tuples element by element (a number for either is a zero: a
+    tangent of ``add_seq`` with one zero operand)."""
+    if not isinstance(a, (list, tuple)):
+        return list(b)
+    if not isinstance(b, (list, tuple)):
+        return list(a)
     return [p + q for p, q in zip(a, b)]
+
+
+def copy_input(x):
+    """A private copy of an argument that the function writes into: arrays and lists are copied (lists
+    element by element), so derivative code never changes the caller's data."""
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    if isinstance(x, list):
+        return [copy_input(v) for v in x]
+    return x
+
+
+def updates_in_place(x):
+    """Whether ``x += v`` changes ``x``'s memory (an array) or rebinds ``x`` (a number), as Python decides."""
+    if isinstance(x, np.ndarray):
+        return True
+    if isinstance(x, (int, float, complex, np.number)):
+        return False
+    raise TypeError(f"s2sad: += on a {type(x).__name__} that another name shares is not supported; write x = x + v")
+
+
+def last_writes(a, index):
+    """For ``a[index] = v``: 1.0 where a position of ``v`` is the last write to its element of ``a``,
+    0.0 where a later position writes the same element (NumPy keeps the last write)."""
+    ids = np.arange(np.size(a)).reshape(np.shape(a))[index]
+    flat = np.ravel(ids)
+    mask = np.zeros(flat.shape)
+    _, last = np.unique(flat[::-1], return_index=True)
+    mask[flat.size - 1 - last] = 1.0
+    return mask.reshape(np.shape(ids))
+
+
+def own(g):
+    """A copy of an adjoint that the code then writes into: an array copied, a list (or tuple) of
+    adjoints copied item by item into a list (its items may have different shapes)."""
+    if isinstance(g, (list, tuple)):
+        return [own(v) for v in g]
+    return np.array(g)

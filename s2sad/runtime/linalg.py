@@ -13,6 +13,7 @@ import string
 
 import numpy as np
 
+from .arrays import abs_sign
 from .core import unbroadcast, unnorm, unreduce
 
 __all__ = [
@@ -75,7 +76,7 @@ def untensordot_a(g, a, b, axes=2):
     free_b = [i for i in range(np.ndim(b)) if i not in axes_b]
     r = np.tensordot(g, b, axes=(list(range(len(free_a), np.ndim(g))), free_b))
     matched = [axes_a[axes_b.index(j)] for j in sorted(axes_b)]  # a's axes of r's last dimensions
-    return np.transpose(r, np.argsort(free_a + matched))
+    return _real_like(np.transpose(r, np.argsort(free_a + matched)), a)
 
 
 def untensordot_b(g, a, b, axes=2):
@@ -85,7 +86,7 @@ def untensordot_b(g, a, b, axes=2):
     free_b = [i for i in range(np.ndim(b)) if i not in axes_b]
     r = np.tensordot(a, g, axes=(free_a, list(range(len(free_a)))))
     matched = [axes_b[axes_a.index(i)] for i in sorted(axes_a)]  # b's axes of r's first dimensions
-    return np.transpose(r, np.argsort(matched + free_b))
+    return _real_like(np.transpose(r, np.argsort(matched + free_b)), b)
 
 
 def _einsum_explicit(args):
@@ -149,7 +150,7 @@ def unkron_a(g, a, b):
     blocks, sa, sb = _kron_blocks(g, a, b)
     nd = len(sa)
     r = np.tensordot(blocks, np.reshape(b, sb), axes=(list(range(1, 2 * nd, 2)), list(range(nd))))
-    return np.reshape(r, np.shape(a))
+    return _real_like(np.reshape(r, np.shape(a)), a)
 
 
 def unkron_b(g, a, b):
@@ -157,7 +158,7 @@ def unkron_b(g, a, b):
     blocks, sa, sb = _kron_blocks(g, a, b)
     nd = len(sa)
     r = np.tensordot(blocks, np.reshape(a, sa), axes=(list(range(0, 2 * nd, 2)), list(range(nd))))
-    return np.reshape(r, np.shape(b))
+    return _real_like(np.reshape(r, np.shape(b)), b)
 
 
 # ---- norms ---------------------------------------------------------------------------------
@@ -169,13 +170,13 @@ def unnorm_ord(g, x, y, ord=None, axis=None, keepdims=False):
     norm has no derivative: the max/min norms split ``g`` among the tied entries, like ``np.max``;
     the spectral and nuclear norms raise."""
     x = np.asarray(x)
-    g = np.broadcast_to(g, np.shape(y))  # g = 1.0 for the tangent
+    g = np.broadcast_to(np.real(g), np.shape(y))  # g = 1.0 for the tangent; a norm is real
     if ord is None or (isinstance(ord, str) and ord == "fro"):
         return unnorm(g, x, y, axis, keepdims)
     axes = tuple(range(x.ndim)) if axis is None else (axis,) if np.ndim(axis) == 0 else tuple(axis)
     axes = tuple(a % x.ndim for a in axes)
     g, y = unreduce(g, x, axes, keepdims), unreduce(y, x, axes, keepdims)
-    sign = np.sign(x)
+    sign = abs_sign(x)  # d|x| = Re(sign * dx)
     if len(axes) == 1:
         if ord in (np.inf, -np.inf):
             return g * sign * _split(np.abs(x) == y, axes)
@@ -202,7 +203,7 @@ def unnorm_ord(g, x, y, ord=None, axis=None, keepdims=False):
                     s,
                 )
             d = u[..., :, i, None] @ vh[..., i, None, :]
-        return g * np.moveaxis(d, (-2, -1), axes)
+        return g * np.moveaxis(np.conj(d) if np.iscomplexobj(d) else d, (-2, -1), axes)
     raise ValueError(f"np.linalg.norm: invalid ord {ord!r} for a matrix norm")
 
 
@@ -249,18 +250,31 @@ def phi(a):
     return np.tril(a) - 0.5 * a * np.eye(np.shape(a)[-1])
 
 
+def _mH(a):
+    """The conjugate transpose of each matrix (the transpose for real ones)."""
+    return np.conj(mT(a)) if np.iscomplexobj(a) else mT(a)
+
+
+def _real_diagonal(a):
+    """``a`` with the imaginary part of its diagonal dropped (LAPACK reads a Hermitian diagonal as real)."""
+    if not np.iscomplexobj(a):
+        return a
+    return a - 1j * np.imag(a) * np.eye(np.shape(a)[-1])
+
+
 def symmetrize(a, uplo=None):
-    """The symmetric matrix NumPy reads from one triangle of ``a``: the lower one unless ``uplo="U"``."""
+    """The symmetric (Hermitian) matrix NumPy reads from one triangle of ``a``: the lower one unless
+    ``uplo="U"``."""
     if uplo != "U":
-        return np.tril(a) + mT(np.tril(a, -1))
-    return np.triu(a) + mT(np.triu(a, 1))
+        return _real_diagonal(np.tril(a) + _mH(np.tril(a, -1)))
+    return _real_diagonal(np.triu(a) + _mH(np.triu(a, 1)))
 
 
 def unsymmetrize(g, uplo=None):
-    """Adjoint of ``symmetrize``: the read triangle gets ``g`` plus the mirror of ``g``'s other half."""
+    """Adjoint of ``symmetrize``: the read triangle gets ``g`` plus the mirror (conjugated) of ``g``'s other half."""
     if uplo != "U":
-        return np.tril(g) + np.tril(mT(g), -1)
-    return np.triu(g) + np.triu(mT(g), 1)
+        return _real_diagonal(np.tril(g) + np.tril(_mH(g), -1))
+    return _real_diagonal(np.triu(g) + np.triu(_mH(g), 1))
 
 
 def uncholesky(g, chol):
@@ -293,7 +307,14 @@ def eigengaps(w, what="eigenvectors have no derivative at repeated eigenvalues")
 def uneigh(gw, gv, w, v):
     """``S`` with ``<S, dA> = <gw, dw> + <gv, dv>`` for ``(w, v) = eigh(A)``, ``dA`` symmetric:
     ``S = v (diag(gw) + F * (v^T gv)) v^T`` with ``F = eigengaps(w)``."""
-    inner = np.expand_dims(gw, -2) * np.eye(np.shape(w)[-1])
+    inner = np.expand_dims(np.real(gw), -2) * np.eye(np.shape(w)[-1])
+    if np.iscomplexobj(v):  # Hermitian: <S, dA> = Re(sum(S * dA)) gives S = conj(v diag(gw) v^H)
+        if np.any(gv):
+            raise ValueError(
+                "s2sad differentiates the eigenvectors of np.linalg.eigh for real matrices only (complex "
+                "eigenvectors have an arbitrary phase); the eigenvalues of complex Hermitian matrices are fine"
+            )
+        return np.conj(v) @ inner @ mT(v)
     if np.any(gv):
         inner = inner + eigengaps(w) * (mT(v) @ gv)
     return v @ inner @ mT(v)
@@ -313,6 +334,11 @@ def uneig(gw, gv, w, v):
 
 
 # ---- svd, pinv -----------------------------------------------------------------------------
+
+
+def _real_only(a, what):
+    if np.iscomplexobj(a):
+        raise ValueError(f"s2sad differentiates {what} of real matrices only")
 
 
 def _svd_check(a, full_matrices, compute_uv, hermitian):
@@ -387,12 +413,14 @@ def svd_tangent(da, a, y, full_matrices=True, compute_uv=True, hermitian=False):
 def unpinv(g, a, y):
     """Adjoint of ``a`` in ``y = np.linalg.pinv(a)`` (exact where the rank is locally constant):
     ``ā = -yᵀ g yᵀ + (I - a y) gᵀ y yᵀ + yᵀ y gᵀ (I - y a)`` (Golub and Pereyra 1973)."""
+    _real_only(a, "np.linalg.pinv")
     gt, yt = mT(g), mT(y)
     return -yt @ g @ yt + (gt - a @ (y @ gt)) @ (y @ yt) + (yt @ y) @ (gt - (gt @ y) @ a)
 
 
 def pinv_tangent(da, a, y):
     """Tangent of ``y = np.linalg.pinv(a)``: ``-y da y + y yᵀ daᵀ (I - a y) + (I - y a) daᵀ yᵀ y``."""
+    _real_only(a, "np.linalg.pinv")
     dat, yt = mT(da), mT(y)
     return -y @ da @ y + (y @ yt) @ (dat - (dat @ a) @ y) + (dat - y @ (a @ dat)) @ (yt @ y)
 
@@ -445,4 +473,6 @@ def polygamma(n, x):
     derivative of gammaln).  SciPy is imported here, when a derivative of its functions runs."""
     import scipy.special
 
+    if np.iscomplexobj(x):
+        raise ValueError("s2sad differentiates scipy.special's gamma functions for real x only (no complex polygamma)")
     return scipy.special.polygamma(n, x)

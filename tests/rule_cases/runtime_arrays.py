@@ -6,6 +6,7 @@ import numpy as np
 
 import s2sad
 from s2sad.runtime import (
+    abs_sign,
     is_inexact,
     match_complex,
     rollaxis_axes,
@@ -27,7 +28,7 @@ from s2sad.runtime import (
     unvstack,
 )
 
-from . import A, F, case
+from . import A, C, F, case
 
 Z34 = np.zeros((3, 4))
 Z5 = np.zeros(5)
@@ -173,3 +174,13 @@ def second_derivative_of_moves(x):
 def second_derivative_of_weights(x, w):
     dx, dw = _dweights(x, w)
     return np.sum(dx * dx) + np.sum(dw * dw)
+
+
+@case("s2sad.runtime.abs_sign", A(3, 4))
+def abs_sign_real(x):
+    return abs_sign(x) * x
+
+
+@case("s2sad.runtime.abs_sign", C(3, 4))
+def abs_sign_complex(x):
+    return abs_sign(x) * x * x

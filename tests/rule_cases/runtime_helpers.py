@@ -5,13 +5,20 @@ constants."""
 import numpy as np
 
 from s2sad.runtime import (
+    add_at,
+    add_seq,
+    astype_of,
     broadcast_like,
     expect_scalar,
+    own,
+    scatter,
     unbroadcast,
     unconcatenate,
     undot_x,
     undot_y,
     unextremum,
+    unkron_a,
+    unkron_b,
     unmatmul_x,
     unmatmul_y,
     unnorm,
@@ -19,11 +26,13 @@ from s2sad.runtime import (
     unsqueeze,
     unstack,
     unsum_items,
+    untensordot_a,
+    untensordot_b,
     untranspose,
     zeros_like,
 )
 
-from . import A, case
+from . import A, C, case
 
 SHAPE_3 = np.zeros(3)
 SHAPE_31 = np.zeros((3, 1))
@@ -75,9 +84,24 @@ def unextremum_(g, x, axis):
     return unextremum(g, x, np.max(x, axis=axis), axis)
 
 
-@case("s2sad.runtime.unnorm", A(3), A(3, 4, lo=0.5, hi=2.0), 1)
+@case("s2sad.runtime.unnorm", A(3), A(3, 4, lo=0.5, hi=2.0), 1, complex=False)  # sum(x * x): real x only
 def unnorm_(g, x, axis):
     return unnorm(g, x, np.sqrt(np.sum(x * x, axis=axis)), axis)
+
+
+@case("s2sad.runtime.unnorm", A(3), C(3, 4), 1)
+def unnorm_complex(g, x, axis):
+    return unnorm(g, x, np.sqrt(np.sum(np.abs(x) ** 2, axis=axis)), axis)
+
+
+@case("s2sad.runtime.astype_of", C(3, 4), A(3, 4))
+def astype_of_real(g, x):
+    return astype_of(g, x) * x
+
+
+@case("s2sad.runtime.astype_of", A(3, 4), np.zeros((3, 4), complex))
+def astype_of_complex(g, x):
+    return astype_of(g, x) * g
 
 
 @case("s2sad.runtime.unconcatenate", A(5, 2), [np.zeros((2, 2)), np.zeros((3, 2))])
@@ -123,3 +147,44 @@ def expect_scalar_(x):
 @case("s2sad.runtime.broadcast_like", A(3), SHAPE_34.T.copy())
 def broadcast_like_(t, y):
     return broadcast_like(t, y) * 2.0
+
+
+@case("s2sad.runtime.add_at", A(3), A(2), complex=False)  # mixed real/complex tangents: see issue notes
+def add_at_repeated(g, v):
+    return add_at(np.copy(g), np.array([0, 0]), v) * g
+
+
+@case("s2sad.runtime.scatter", A(3, 3))
+def scatter_rows(v):
+    return scatter(v, SHAPE_34, (slice(None), np.array([1, 1, 3])))
+
+
+@case("s2sad.runtime.own", A(3))
+def own_(g):
+    return own(g) * g
+
+
+@case("s2sad.runtime.add_seq", A(3), A(2), complex=False)  # as add_at
+def add_seq_(a, b):
+    parts = add_seq([a, b], [a * a, b])
+    return parts[0] * np.sum(parts[1])
+
+
+@case("s2sad.runtime.untensordot_a", A(3, 2), A(3, 4, 5), A(2, 4, 5))
+def untensordot_a_(g, a, b):
+    return untensordot_a(g, a, b, ([1, 2], [1, 2]))
+
+
+@case("s2sad.runtime.untensordot_b", A(3, 2), A(3, 4, 5), A(2, 4, 5))
+def untensordot_b_(g, a, b):
+    return untensordot_b(g, a, b, ([1, 2], [1, 2]))
+
+
+@case("s2sad.runtime.unkron_a", A(4, 6), A(2, 3), A(2, 2))
+def unkron_a_(g, a, b):
+    return unkron_a(g, a, b)
+
+
+@case("s2sad.runtime.unkron_b", A(4, 6), A(2, 3), A(2, 2))
+def unkron_b_(g, a, b):
+    return unkron_b(g, a, b)

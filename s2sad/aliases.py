@@ -1,0 +1,477 @@
+"""aliases: which ANF names may share memory, and what an in-place write must also update.
+
+Used by ``anf`` while it emits statements.  Takes each emitted statement (``note``) and each in-place
+write (``write``); gives, for a write into ``x``, the statements that carry the new contents to every
+other name that shares ``x``'s memory and is read later, or a refusal naming that name.
+
+The model.  Every name points into a *memory* (a union-find token): a new array (arithmetic, NumPy
+functions), a parameter (the caller's data), a global, or memory shared with another name.  A name
+may also have an exact *relation* to the name it was made from:
+
+* ``copy``: ``b = a`` (the same object);
+* ``view``: ``v = a[i]`` with a basic index (ints, slices, ``None``, ``...``, ``range`` loop indices).
+
+Anything else that may return its argument's memory (``np.reshape``, ``x.T``, a user function, a
+list holding the array, tuple unpacking) shares the memory with no exact relation.
+
+A write into ``x`` (``x[i] = v``, or ``x += v`` when ``x`` shares memory with a live name) is
+followed by a write-back up the chain of views (``a[i] = v``) and a re-derivation down to each live
+name (``w = a[j]``, ``b = a``), so the derivative passes see every name's new value as an ordinary
+assignment.  A live name reached by no exact chain is refused: s2sad cannot tell what it holds.
+Writes into a parameter's memory make ``anf`` start again with that parameter copied on entry
+(the caller's array is never changed); writes into a global's memory are refused.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import gast
+
+from .ir import walk
+
+# kinds of memory: a new object of unknown type; a number or NumPy array (what arithmetic and NumPy
+# functions return); the caller's argument; a module's global; a list or tuple
+FRESH, NUMERIC, PARAM, GLOBAL, CONTAINER = "fresh", "numeric", "param", "global", "container"
+
+# NumPy functions whose result may be (a view of) an argument's memory
+_VIEWS = {
+    "transpose",
+    "reshape",
+    "ravel",
+    "squeeze",
+    "asarray",
+    "asanyarray",
+    "ascontiguousarray",
+    "asfortranarray",
+    "real",
+    "imag",
+    "diagonal",
+    "swapaxes",
+    "moveaxis",
+    "rollaxis",
+    "expand_dims",
+    "broadcast_to",
+    "broadcast_arrays",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "flip",
+    "fliplr",
+    "flipud",
+    "rot90",
+    "split",
+    "array_split",
+    "hsplit",
+    "vsplit",
+    "dsplit",
+    "unstack",
+    "matrix_transpose",
+    "permute_dims",
+    "trim_zeros",
+    "nditer",
+    "require",
+    "asarray_chkfinite",
+}
+
+
+@dataclass
+class Relation:
+    kind: str  # "copy" | "view"
+    parent: str
+    index: object = None  # the ANF index of a view
+    stamp: dict = field(default_factory=dict)  # assignment counts of the parent and index names
+
+
+class Aliases:
+    def __init__(self, params, liveness):
+        self._tokens = itertools.count()
+        self.parent_token: dict[int, int] = {}
+        self.kind: dict[int, str] = {}
+        self.root: dict[str, int] = {}
+        self.rel: dict[str, Relation] = {}
+        self.count: dict[str, int] = {}
+        self.param_of: dict[int, str] = {}
+        self.contains: dict[int, set[int]] = {}  # list or tuple memory -> memories of its elements
+        self.liveness = liveness
+        for p in params:
+            t = self._new(PARAM)
+            self.param_of[t] = p
+            self.root[p] = t
+
+    # ---- memories ------------------------------------------------------------------------------
+    def _new(self, kind):
+        t = next(self._tokens)
+        self.parent_token[t] = t
+        self.kind[t] = kind
+        return t
+
+    def find(self, t):
+        while self.parent_token[t] != t:
+            self.parent_token[t] = self.parent_token[self.parent_token[t]]
+            t = self.parent_token[t]
+        return t
+
+    def memory(self, name):
+        t = self.root.get(name)
+        return None if t is None else self.find(t)
+
+    def _merge(self, tokens):
+        tokens = [self.find(t) for t in tokens if t is not None]
+        if not tokens:
+            return self._new(FRESH)
+        first = tokens[0]
+        for t in tokens[1:]:
+            t = self.find(t)
+            if t != first:
+                # the merged memory keeps the strongest kind: a parameter's or a global's data stays so
+                if self.kind[t] in (PARAM, GLOBAL) and self.kind[first] not in (PARAM, GLOBAL):
+                    first, t = t, first
+                self.parent_token[t] = first
+                if t in self.param_of and first not in self.param_of:
+                    self.param_of[first] = self.param_of[t]
+        return first
+
+    def shared(self, name):
+        """Names other than ``name`` whose value a write into ``name``'s memory may change: those
+        sharing it, and lists or tuples that hold it (directly or inside another)."""
+        m = self.memory(name)
+        if m is None:
+            return []
+        seen = {m}
+        changed = True
+        while changed:
+            changed = False
+            for c, elements in self.contains.items():
+                c = self.find(c)
+                if c not in seen and any(self.find(e) in seen for e in elements):
+                    seen.add(c)
+                    changed = True
+        return [n for n in self.root if n != name and self.find(self.root[n]) in seen]
+
+    # ---- statements ----------------------------------------------------------------------------
+    def assigned(self, target: str):
+        self.count[target] = self.count.get(target, 0) + 1
+        self.rel.pop(target, None)
+
+    def note(self, stmt, is_local, known_ints=frozenset(), resolve=lambda f: None):
+        """Record what an emitted ``Assign`` makes its target(s) point to."""
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, gast.Tuple):
+            src = self._memory_of(value, is_local)
+            for e in target.elts:
+                self.assigned(e.id)
+                self.root[e.id] = src if src is not None else self._new(FRESH)
+            return
+        if not isinstance(target, gast.Name):
+            return
+        t = target.id
+        self.assigned(t)
+        if isinstance(value, gast.Name):
+            if is_local(value.id):
+                self.root[t] = self.root.get(value.id, self._new(FRESH))
+                self.rel[t] = Relation("copy", value.id, stamp=self._stamp([value.id]))
+            else:
+                self.root[t] = self._new(GLOBAL)
+        elif isinstance(value, gast.Subscript) and self.kind.get(self.memory(_base(value)) or -1) == CONTAINER:
+            self.root[t] = self._element(self.memory(_base(value)))  # one of the elements, itself
+        elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            base = value.value.id
+            self.root[t] = self.root.get(base) if is_local(base) else self._new(GLOBAL)
+            if self.root[t] is None:
+                self.root[t] = self._new(FRESH)
+            # a basic index of an array is a view; of a list, a new list (or the element itself)
+            if is_local(base) and self.kind[self.find(self.root[t])] == NUMERIC and _basic(value.slice, known_ints):
+                names = [n.id for n in walk(value.slice) if isinstance(n, gast.Name)]
+                self.rel[t] = Relation("view", base, value.slice, self._stamp([base, *names]))
+        elif isinstance(value, (gast.Tuple, gast.List)):
+            token = self._new(CONTAINER)  # a new list or tuple holding its elements' objects
+            self.contains[token] = {
+                self.find(self.root[e.id]) for e in value.elts if isinstance(e, gast.Name) and e.id in self.root
+            }
+            self.root[t] = token
+        elif _pop(value) and self.kind.get(self.memory(value.func.value.id) or -1) == CONTAINER:
+            self.root[t] = self._element(self.memory(value.func.value.id))  # lst.pop(): an element
+        elif isinstance(value, gast.Call) and may_share(resolve(value.func)):
+            names = [n.id for n in walk(value) if isinstance(n, gast.Name) and is_local(n.id)]
+            globals_ = [n.id for n in walk(value) if isinstance(n, gast.Name) and not is_local(n.id)]
+            tokens = [self.root.get(n) for n in names]
+            if _user_call(value) and globals_:
+                tokens.append(self._new(FRESH))
+            self.root[t] = self._merge(tokens) if names else self._new(FRESH)
+        elif isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)) or _numeric_call(value, resolve):
+            self.root[t] = self._new(NUMERIC)
+        elif isinstance(value, gast.Constant) and isinstance(value.value, (int, float, complex, bool)):
+            self.root[t] = self._new(NUMERIC)
+        else:
+            self.root[t] = self._new(FRESH)
+
+    def array_view(self, name) -> bool:
+        """Whether ``name`` is certainly an array: an exact view with a slice of a number or array
+        (a number cannot be sliced, so f itself got an array there)."""
+        rel = self.rel.get(name)
+        if rel is None or rel.kind != "view" or not self.valid(rel):
+            return False
+        parts = rel.index.elts if isinstance(rel.index, gast.Tuple) else [rel.index]
+        return any(
+            isinstance(p, gast.Slice) or isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis)
+            for p in parts
+        )
+
+    def _memory_of(self, value, is_local):
+        if isinstance(value, gast.Name) and is_local(value.id):
+            m = self.memory(value.id)
+            return self._element(m) if m is not None and self.kind[m] == CONTAINER else m
+        return None
+
+    def _element(self, container):
+        """A memory standing for any element of a list or tuple (their objects, shared)."""
+        elements = self.contains.get(container, set())
+        token = self._merge(list(elements)) if elements else self._new(FRESH)
+        self.contains[container] = {self.find(token)}
+        return token
+
+    def appended(self, lst, item):
+        """``lst.append(item)``: the list now holds ``item``'s object."""
+        m = self.memory(lst)
+        if m is not None and item in self.root:
+            if self.kind[m] == CONTAINER:
+                self.contains.setdefault(m, set()).add(self.find(self.root[item]))
+            else:
+                self.root[lst] = self._merge([self.root[lst], self.root[item]])
+
+    def _stamp(self, names):
+        return {n: self.count.get(n, 0) for n in names}
+
+    def valid(self, rel: Relation) -> bool:
+        return all(self.count.get(n, 0) == c for n, c in rel.stamp.items())
+
+    # ---- control flow --------------------------------------------------------------------------
+    def snapshot(self, names):
+        return {n: (self.root.get(n), self.rel.get(n), self.count.get(n, 0)) for n in names}
+
+    def restore(self, snap):
+        for n, (root, rel, count) in snap.items():
+            if root is not None:
+                self.root[n] = root
+            self.rel.pop(n, None)
+            if rel is not None:
+                self.rel[n] = rel
+            self.count[n] = count
+
+    def join(self, names, snaps):
+        """After a branch or a loop (or at a loop's top): each name may hold what it held in any of
+        ``snaps`` or now; it keeps no exact relation, and relations made from it end."""
+        for n in names:
+            tokens = [s[n][0] for s in snaps if s.get(n, (None,))[0] is not None]
+            if n in self.root:
+                tokens.append(self.root[n])
+            if tokens:
+                self.root[n] = self._merge(tokens)
+            self.rel.pop(n, None)
+            self.count[n] = max([self.count.get(n, 0)] + [s[n][2] for s in snaps if n in s]) + 1
+
+    def loop_top(self, names):
+        """At the top of a loop body a name may hold what any name the loop assigns held at the end
+        of the previous iteration (``b = a`` there): their memories become one."""
+        tokens = [self.root[n] for n in names if n in self.root]
+        if tokens:
+            token = self._merge(tokens)
+            for n in names:
+                self.root[n] = token
+        for n in names:
+            self.rel.pop(n, None)
+            self.count[n] = self.count.get(n, 0) + 1
+
+    # ---- in-place writes -----------------------------------------------------------------------
+    def chain(self, name):
+        """``name``, its parent, grandparent, ... along exact, still valid relations."""
+        out = [name]
+        while name in self.rel and self.valid(self.rel[name]) and self.rel[name].parent not in out:
+            name = self.rel[name].parent
+            out.append(name)
+        return out
+
+    def param_written(self, name):
+        """The parameter whose data a write into ``name`` would change, if any."""
+        m = self.memory(name)
+        if m is not None and self.kind[m] == PARAM:
+            return self.param_of.get(m)
+        return None
+
+    def global_written(self, name) -> bool:
+        m = self.memory(name)
+        return m is not None and self.kind[m] == GLOBAL
+
+    def plan(self, written, live):
+        """After a write into ``written``: [(parent, child, relation, direction)] steps, in order, that
+        bring every live name sharing its memory up to date; or ("refuse", name) for a name that
+        cannot be reached exactly."""
+        targets = [n for n in self.shared(written) if live(n)]
+        if not targets:
+            return []
+        up = self.chain(written)
+        steps, done = [], {written}
+        for y in targets:
+            down = self.chain(y)
+            common = next((a for a in up if a in down), None)
+            if common is None:
+                return ("refuse", y)
+            for child in up[: up.index(common)]:
+                if child in done and child != written or (child, "up") in done:
+                    continue
+                steps.append(("up", child, self.rel[child]))
+                done.add((child, "up"))
+            path = down[: down.index(common)]
+            for child in reversed(path):
+                if child in done:
+                    continue
+                steps.append(("down", child, self.rel[child]))
+                done.add(child)
+        return steps
+
+
+def _numeric_call(value, resolve) -> bool:
+    """A call that returns a number or a new NumPy array: NumPy's array makers, ``math``, s2sad's
+    helpers (but ``copy_input``, which copies whatever it is given)."""
+    if not isinstance(value, gast.Call):
+        return False
+    obj = resolve(value.func)
+    if obj is None or may_share(obj) or obj in (list, tuple, dict, set, str):
+        return False
+    return getattr(obj, "__name__", "") != "copy_input"
+
+
+def _pop(value) -> bool:
+    f = value.func if isinstance(value, gast.Call) else None
+    return isinstance(f, gast.Attribute) and f.attr == "pop" and isinstance(f.value, gast.Name)
+
+
+def _base(subscript):
+    return subscript.value.id if isinstance(subscript.value, gast.Name) else None
+
+
+def _basic(index, known_ints) -> bool:
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    for p in parts:
+        if isinstance(p, gast.Slice):
+            if all(
+                q is None or isinstance(q, gast.Constant) or isinstance(q, gast.Name) and q.id in known_ints
+                for q in (p.lower, p.upper, p.step)
+            ):
+                continue
+            return False
+        if isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis or type(p.value) is int):
+            continue
+        if isinstance(p, gast.Name) and p.id in known_ints:
+            continue
+        return False
+    return True
+
+
+_FRESH_BUILTINS = {len, range, float, int, bool, abs, min, max, sum, complex, round, divmod, pow}
+
+
+def may_share(obj) -> bool:
+    """Whether a call of ``obj`` may return memory of an argument: NumPy's view makers, user code,
+    methods of local values (``obj`` is None); not arithmetic, NumPy's array makers, ``math``,
+    s2sad's runtime helpers (new arrays, or generated code's own adjoints)."""
+    if obj is None:
+        return True
+    module = getattr(obj, "__module__", None) or ""
+    if module.startswith("s2sad.runtime"):
+        return False
+    if module == "math" or obj in _FRESH_BUILTINS:
+        return False
+    if module.startswith("numpy") or type(obj).__name__ == "ufunc":
+        return getattr(obj, "__name__", "") in _VIEWS
+    return True
+
+
+def _user_call(call) -> bool:
+    return not (isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name))
+
+
+def sharing_names(stmts, resolve=lambda f: None) -> set[str]:
+    """User names that an assignment among ``stmts`` may make share memory with another name
+    (``b = a``, ``v = a[1:]``, ``r = helper(a)``, ``for row in a``), with the names it reads."""
+    out = set()
+    for s in stmts:
+        for n in walk(s):
+            if isinstance(n, gast.For) and not (
+                isinstance(n.iter, gast.Call) and isinstance(n.iter.func, gast.Name) and n.iter.func.id == "range"
+            ):
+                out |= _names(n.target) | _names(n.iter)
+            elif isinstance(n, (gast.Assign, gast.AnnAssign, gast.NamedExpr)):
+                value = n.value
+                if value is None or _fresh_value(value, resolve):
+                    continue
+                targets = n.targets if isinstance(n, gast.Assign) else [n.target]
+                for t in targets:
+                    out |= _names(t)
+                while isinstance(value, gast.Subscript):  # the index is read, not shared
+                    value = value.value
+                if _pop(value):  # an element of the list: held by it, not sharing its memory
+                    continue
+                out |= _names(value)
+    return out
+
+
+def _names(node) -> set[str]:
+    return {n.id for n in walk(node) if isinstance(n, gast.Name)}
+
+
+def _fresh_value(value, resolve) -> bool:
+    """An expression whose value is a new object: arithmetic, comparisons, constants, calls of
+    functions that make new arrays."""
+    if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Constant)):
+        return True
+    return isinstance(value, gast.Call) and not may_share(resolve(value.func))
+
+
+def liveness(tree) -> dict:
+    """For each statement of the user's function (by id): the user names read after it, in program
+    order, including everything read by the loops around it (their next iteration)."""
+    flat = []  # (statement, names it reads itself, enclosing loops)
+
+    def own_reads(s):
+        if isinstance(s, (gast.If, gast.While)):
+            nodes = [s.test]
+        elif isinstance(s, gast.For):
+            nodes = [s.iter]
+        else:
+            nodes = [s]
+        out = set()
+        for node in nodes:
+            for n in walk(node):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                    out.add(n.id)
+                elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+                    out.add(n.target.id)
+        return out
+
+    def visit(stmts, loops):
+        for s in stmts:
+            flat.append((s, own_reads(s), loops))
+            for fld in ("body", "orelse"):
+                sub = getattr(s, fld, None)
+                if isinstance(sub, list) and not isinstance(s, (gast.FunctionDef, gast.ClassDef)):
+                    visit(sub, loops + ((s,) if isinstance(s, (gast.For, gast.While)) else ()))
+
+    visit(tree.body, ())
+    loop_reads = {}
+    for s, r, loops in flat:
+        for lp in loops:
+            loop_reads.setdefault(id(lp), set()).update(r)
+        if isinstance(s, (gast.For, gast.While)):
+            loop_reads.setdefault(id(s), set()).update(r)
+    out = {}
+    after: set[str] = set()
+    for s, r, loops in reversed(flat):
+        live = set(after)
+        for lp in loops:
+            live |= loop_reads[id(lp)]
+        out[id(s)] = live
+        after |= r
+    return out

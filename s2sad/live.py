@@ -1,0 +1,203 @@
+"""live: the globals generated code runs with, and the guard that re-validates what steered generation.
+
+Generated functions read the user's names at the time they run, as the user's functions do.  Each
+generated function gets a :class:`LiveGlobals` for the user function it differentiates (its
+*origin*): a dict whose own entries are s2sad's names (``np``, runtime helpers, the other generated
+functions) and whose ``__missing__`` reads the origin's closure cells and globals dict (CPython's
+``LOAD_GLOBAL`` calls ``__missing__`` of a dict subclass).  Without closure cells ``__missing__`` is
+the globals dict's own ``__getitem__``, so a user name costs one C-level lookup more than in f.
+
+Some names decided what code was generated (a called user function whose VJP was generated, a
+module of called functions, a builtin with a rule); generated code keeps using what it was made
+for, so :func:`checks` lists them, and :func:`guard` wraps the entry function in a check that they
+still mean the same objects (and that the origins' defaults were not replaced), raising a
+:class:`DifferentiationError` that says to call s2sad again otherwise.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import itertools
+import linecache
+import types
+
+from .errors import DifferentiationError
+
+_MISSING = object()
+_counter = itertools.count()
+
+
+class LiveGlobals(dict):
+    """Globals of generated functions: own entries are s2sad's; other names are the origin's, read live."""
+
+    __slots__ = ()
+    origin = None  # set per subclass
+
+
+def live_globals(origin, own: dict) -> LiveGlobals:
+    """A :class:`LiveGlobals` over ``origin``'s closure cells and globals, with ``own`` entries."""
+    user = origin.__globals__
+    cells = dict(zip(origin.__code__.co_freevars, origin.__closure__ or ()))
+    if cells:
+
+        def __missing__(self, key):
+            cell = cells.get(key)
+            if cell is None:
+                return user[key]
+            try:
+                return cell.cell_contents
+            except ValueError:
+                raise NameError(f"free variable '{key}' referenced before assignment") from None
+
+    else:
+        __missing__ = user.__getitem__  # C-level: no Python frame per user name
+    cls = type("LiveGlobals", (LiveGlobals,), {"__slots__": (), "__missing__": __missing__, "origin": origin})
+    return cls(own)
+
+
+# ---- what steered generation ----------------------------------------------------------------------
+class Check:
+    """``holder`` (a globals dict, a closure cell, or a function for its defaults) still gives ``expected``."""
+
+    def __init__(self, kind: str, holder, name: str, expected, origin):
+        self.kind, self.holder, self.name, self.expected, self.origin = kind, holder, name, expected, origin
+
+    def current(self):
+        if self.kind == "global":
+            return self.holder.get(self.name, getattr(builtins, self.name, _MISSING))
+        if self.kind == "cell":
+            try:
+                return self.holder.cell_contents
+            except ValueError:
+                return _MISSING
+        return getattr(self.holder, self.name)
+
+    def ok(self) -> bool:
+        return self.current() is self.expected
+
+    def failing(self, i: int) -> str:
+        """Python code over ``_s2sad_h{i}`` (holder) and ``_s2sad_o{i}`` (expected) that is true when the
+        check fails (it may raise KeyError or ValueError instead)."""
+        if self.kind == "global":
+            if self.expected is getattr(builtins, self.name, _MISSING) and self.name not in self.holder:
+                return f"{self.name!r} in _s2sad_h{i}"  # a builtin: fails once the module defines the name
+            return f"_s2sad_h{i}[{self.name!r}] is not _s2sad_o{i}"
+        if self.kind == "cell":
+            return f"_s2sad_h{i}.cell_contents is not _s2sad_o{i}"
+        return f"_s2sad_h{i}.{self.name} is not _s2sad_o{i}"
+
+    def message(self, fn, kind: str) -> str:
+        where = f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}:1"
+        made = f"{kind}({fn.__name__})"
+        if self.kind == "defaults":
+            what = f"the defaults of {self.holder.__name__} changed"
+        else:
+            what = f"'{self.name}' was redefined"
+        return (
+            f"{where}: {what} after {made} was made (its derivative code was generated for the old "
+            f"{'defaults' if self.kind == 'defaults' else 'object'}); call s2sad.{made} again"
+        )
+
+
+def _holder(origin, name: str):
+    """Where ``origin``'s code reads ``name``: ("cell", cell), ("global", dict), or None (s2sad's own)."""
+    cells = dict(zip(origin.__code__.co_freevars, origin.__closure__ or ()))
+    if name in cells:
+        return "cell", cells[name]
+    g = origin.__globals__
+    if not isinstance(g, LiveGlobals) and hasattr(origin, "__s2sad_checks__"):
+        return None  # generated code over a plain dict of what its own checks cover
+    if isinstance(g, LiveGlobals):
+        if dict.__contains__(g, name):
+            return None  # fixed by s2sad when that code was generated
+        return _holder(type(g).origin, name)
+    return "global", g
+
+
+def checks(origins, steered) -> list[Check]:
+    """The checks for a generated module: ``steered`` is ``[(origin, name, object)]``; ``origins``
+    the user functions its code differentiates (their defaults are checked; generated origins bring
+    the checks made for them)."""
+    out: list[Check] = []
+    seen = set()
+
+    def add(check):
+        key = (check.kind, id(check.holder), check.name)
+        if key not in seen:
+            seen.add(key)
+            out.append(check)
+
+    for origin, name, obj in steered:
+        where = _holder(origin, name)
+        if where is not None:
+            add(Check(where[0], where[1], name, obj, origin))
+    for origin in origins:
+        inherited = getattr(origin, "__s2sad_checks__", None)
+        if inherited is not None:
+            for check in inherited:
+                add(check)
+            continue
+        for attr in ("__defaults__", "__kwdefaults__"):
+            if getattr(origin, attr) is not None:
+                check = Check("defaults", origin, attr, getattr(origin, attr), origin)
+                add(check)
+    return out
+
+
+# ---- the guard ------------------------------------------------------------------------------------
+def guard(impl, found: list[Check], fn, kind: str):
+    """``impl`` behind a check of ``found`` on every call (``impl`` itself when there is nothing to check)."""
+    if not found:
+        return impl
+    sig = inspect.signature(impl)
+    params, args = [], []
+    star = False
+    plist = list(sig.parameters.values())
+    for i, p in enumerate(plist):
+        if p.kind is p.VAR_POSITIONAL:
+            params.append(f"*{p.name}")
+            args.append(f"*{p.name}")
+            star = True
+        elif p.kind is p.VAR_KEYWORD:
+            params.append(f"**{p.name}")
+            args.append(f"**{p.name}")
+        elif p.kind is p.KEYWORD_ONLY:
+            if not star:
+                params.append("*")
+                star = True
+            params.append(p.name)
+            args.append(f"{p.name}={p.name}")
+        else:
+            params.append(p.name)
+            args.append(p.name)
+        if p.kind is p.POSITIONAL_ONLY and (i + 1 == len(plist) or plist[i + 1].kind is not p.POSITIONAL_ONLY):
+            params.append("/")
+    condition = " or ".join(c.failing(i) for i, c in enumerate(found))
+    text = (
+        f"def {impl.__name__}({', '.join(params)}):\n"
+        f"    try:\n"
+        f"        if {condition}:\n"
+        f"            _s2sad_stale()\n"
+        f"    except (KeyError, ValueError):\n"
+        f"        _s2sad_stale()\n"
+        f"    return _s2sad_impl({', '.join(args)})\n"
+    )
+    filename = f"<s2sad guard of {impl.__name__} #{next(_counter)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+
+    def stale():
+        for check in found:
+            if not check.ok():
+                raise DifferentiationError(check.message(fn, kind))
+
+    ns = {"__name__": "s2sad.generated", "_s2sad_impl": impl, "_s2sad_stale": stale}
+    for i, c in enumerate(found):
+        ns[f"_s2sad_h{i}"], ns[f"_s2sad_o{i}"] = c.holder, c.expected
+    exec(compile(text, filename, "exec"), ns)  # noqa: S102
+    made = ns[impl.__name__]
+    wrapped = types.FunctionType(made.__code__, ns, impl.__name__, impl.__defaults__, None)
+    wrapped.__kwdefaults__ = impl.__kwdefaults__
+    wrapped.__qualname__ = impl.__qualname__
+    wrapped.__doc__ = impl.__doc__
+    return wrapped
