@@ -9,10 +9,14 @@ functions), a parameter (the caller's data), a global, or memory shared with ano
 may also have an exact *relation* to the name it was made from:
 
 * ``copy``: ``b = a`` (the same object);
-* ``view``: ``v = a[i]`` with a basic index (ints, slices, ``None``, ``...``, ``range`` loop indices).
+* ``view``: ``v = a[i, 1:]`` with a basic index holding a slice, ``None`` or ``...`` (always an array
+  sharing ``a``'s memory);
+* ``item``: ``r = a[i]`` with integers only (``range`` loop indices): a view when ``a`` has more
+  dimensions than indices, a copied number otherwise; which one is decided when the program runs.
 
-Anything else that may return its argument's memory (``np.reshape``, ``x.T``, a user function, a
-list holding the array, tuple unpacking) shares the memory with no exact relation.
+Anything else that may return its argument's memory (``np.reshape``, ``x.T``, an attribute such as
+``a.flat``, a user function, a list, dict or comprehension holding the array, tuple unpacking) shares
+the memory with no exact relation.
 
 A write into ``x`` (``x[i] = v``, or ``x += v`` when ``x`` shares memory with a live name) is
 followed by a write-back up the chain of views (``a[i] = v``) and a re-derivation down to each live
@@ -28,12 +32,25 @@ import itertools
 from dataclasses import dataclass, field
 
 import gast
+import numpy as np
 
+from . import runtime
 from .ir import walk
 
 # kinds of memory: a new object of unknown type; a number or NumPy array (what arithmetic and NumPy
 # functions return); the caller's argument; a module's global; a list or tuple
 FRESH, NUMERIC, PARAM, GLOBAL, CONTAINER = "fresh", "numeric", "param", "global", "container"
+
+# functions that read some arguments (by position) for their shape or dtype only
+_SHAPE_ARGS = {len: (0,), np.shape: (0,), np.ndim: (0,), np.size: (0,), np.zeros_like: (0,), np.ones_like: (0,)}
+_SHAPE_ARGS.update(
+    {runtime.zeros_like: (0,), runtime.unbroadcast: (1,), runtime.unreduce: (1,), runtime.astype_of: (1,)}
+)
+
+
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+# attributes that are new numbers or tuples, never the array's memory
+_DATA_ATTRS = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"}
 
 # NumPy functions whose result may be (a view of) an argument's memory
 _VIEWS = {
@@ -78,7 +95,7 @@ _VIEWS = {
 
 @dataclass
 class Relation:
-    kind: str  # "copy" | "view"
+    kind: str  # "copy" | "view" | "item"
     parent: str
     index: object = None  # the ANF index of a view
     stamp: dict = field(default_factory=dict)  # assignment counts of the parent and index names
@@ -94,6 +111,7 @@ class Aliases:
         self.count: dict[str, int] = {}
         self.param_of: dict[int, str] = {}
         self.contains: dict[int, set[int]] = {}  # list or tuple memory -> memories of its elements
+        self.index_arrays: set[str] = set()  # lists and masks: indexing with them copies (a[[0, 2]], a[a > 0])
         self.liveness = liveness
         for p in params:
             t = self._new(PARAM)
@@ -133,6 +151,11 @@ class Aliases:
                     self.param_of[first] = self.param_of[t]
         return first
 
+    def kind_of(self, name):
+        """What ``name``'s memory is (FRESH, NUMERIC, PARAM, GLOBAL, CONTAINER); None when unknown."""
+        m = self.memory(name)
+        return None if m is None else self.kind[m]
+
     def shared(self, name):
         """Names other than ``name`` whose value a write into ``name``'s memory may change: those
         sharing it, and lists or tuples that hold it (directly or inside another)."""
@@ -154,6 +177,7 @@ class Aliases:
     def assigned(self, target: str):
         self.count[target] = self.count.get(target, 0) + 1
         self.rel.pop(target, None)
+        self.index_arrays.discard(target)
 
     def note(self, stmt, is_local, known_ints=frozenset(), resolve=lambda f: None):
         """Record what an emitted ``Assign`` makes its target(s) point to."""
@@ -176,21 +200,47 @@ class Aliases:
                 self.root[t] = self._new(GLOBAL)
         elif isinstance(value, gast.Subscript) and self.kind.get(self.memory(_base(value)) or -1) == CONTAINER:
             self.root[t] = self._element(self.memory(_base(value)))  # one of the elements, itself
+        elif (
+            isinstance(value, gast.Subscript)
+            and isinstance(value.value, gast.Name)
+            and self.kind.get(self.memory(value.value.id) or -1) == NUMERIC
+            and any(isinstance(n, gast.Name) and n.id in self.index_arrays for n in walk(value.slice))
+        ):
+            self.root[t] = self._new(NUMERIC)  # advanced indexing of an array: a copy
         elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
             base = value.value.id
             self.root[t] = self.root.get(base) if is_local(base) else self._new(GLOBAL)
             if self.root[t] is None:
                 self.root[t] = self._new(FRESH)
-            # a basic index of an array is a view; of a list, a new list (or the element itself)
-            if is_local(base) and self.kind[self.find(self.root[t])] == NUMERIC and _basic(value.slice, known_ints):
-                names = [n.id for n in walk(value.slice) if isinstance(n, gast.Name)]
-                self.rel[t] = Relation("view", base, value.slice, self._stamp([base, *names]))
-        elif isinstance(value, (gast.Tuple, gast.List)):
-            token = self._new(CONTAINER)  # a new list or tuple holding its elements' objects
+            # a basic index of an array is a view (or, with integers only, maybe a copied number); of a
+            # list, a new list (or the element itself)
+            kind = self.kind[self.find(self.root[t])]
+            if is_local(base) and kind in (NUMERIC, FRESH, PARAM) and _basic(value.slice, known_ints):
+                self.set_view(t, base, value.slice, arrays_only=kind != NUMERIC)
+        elif isinstance(value, (gast.Tuple, gast.List, gast.Dict, gast.Set, *_COMPREHENSIONS)):
+            # a new list, tuple or dict holding objects named in it (its elements, a comprehension's rows)
+            token = self._new(CONTAINER)
             self.contains[token] = {
-                self.find(self.root[e.id]) for e in value.elts if isinstance(e, gast.Name) and e.id in self.root
+                self.find(self.root[n.id])
+                for n in walk(value)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in self.root
             }
             self.root[t] = token
+            if isinstance(value, (gast.List, gast.ListComp)):
+                self.index_arrays.add(t)
+        elif isinstance(value, gast.Attribute) and value.attr not in _DATA_ATTRS:
+            # ``a.flat``, ``a.real``, ``obj.w``: may be (a view of) the receiver's memory
+            receiver = [n.id for n in walk(value) if isinstance(n, gast.Name) and is_local(n.id)]
+            self.root[t] = self._merge([self.root.get(n) for n in receiver]) if receiver else self._new(GLOBAL)
+        elif (
+            isinstance(value, gast.Call)
+            and resolve(value.func) is np.array
+            and value.args
+            and not any(k.arg == "copy" for k in value.keywords)
+        ):  # a new array
+            self.root[t] = self._new(NUMERIC)
+            if isinstance(value.args[0], gast.Name) and value.args[0].id in self.index_arrays:
+                self.index_arrays.add(t)  # np.array([True, False]): still an index array
         elif _pop(value) and self.kind.get(self.memory(value.func.value.id) or -1) == CONTAINER:
             self.root[t] = self._element(self.memory(value.func.value.id))  # lst.pop(): an element
         elif isinstance(value, gast.Call) and may_share(resolve(value.func)):
@@ -201,11 +251,27 @@ class Aliases:
                 tokens.append(self._new(FRESH))
             self.root[t] = self._merge(tokens) if names else self._new(FRESH)
         elif isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)) or _numeric_call(value, resolve):
+            if isinstance(value, gast.Compare):
+                self.index_arrays.add(t)
             self.root[t] = self._new(NUMERIC)
         elif isinstance(value, gast.Constant) and isinstance(value.value, (int, float, complex, bool)):
             self.root[t] = self._new(NUMERIC)
         else:
             self.root[t] = self._new(FRESH)
+
+    def set_view(self, t, base, index, arrays_only=False):
+        """``t = base[index]`` with a basic index of an array: an exact ``view`` or ``item`` of ``base``.
+        ``arrays_only``: ``base`` may also be a list (whose slices are copies): only ``item``."""
+        self.root[t] = self.root[base]
+        names = [n.id for n in walk(index) if isinstance(n, gast.Name)]
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        array = any(
+            isinstance(p, gast.Slice) or isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis)
+            for p in parts
+        )
+        if array and arrays_only:
+            return
+        self.rel[t] = Relation("view" if array else "item", base, index, self._stamp([base, *names]))
 
     def array_view(self, name) -> bool:
         """Whether ``name`` is certainly an array: an exact view with a slice of a number or array
@@ -213,11 +279,7 @@ class Aliases:
         rel = self.rel.get(name)
         if rel is None or rel.kind != "view" or not self.valid(rel):
             return False
-        parts = rel.index.elts if isinstance(rel.index, gast.Tuple) else [rel.index]
-        return any(
-            isinstance(p, gast.Slice) or isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis)
-            for p in parts
-        )
+        return True
 
     def _memory_of(self, value, is_local):
         if isinstance(value, gast.Name) and is_local(value.id):
@@ -272,15 +334,18 @@ class Aliases:
             self.rel.pop(n, None)
             self.count[n] = max([self.count.get(n, 0)] + [s[n][2] for s in snaps if n in s]) + 1
 
-    def loop_top(self, names):
-        """At the top of a loop body a name may hold what any name the loop assigns held at the end
-        of the previous iteration (``b = a`` there): their memories become one."""
-        tokens = [self.root[n] for n in names if n in self.root]
-        if tokens:
-            token = self._merge(tokens)
-            for n in names:
-                self.root[n] = token
-        for n in names:
+    def loop_top(self, groups, rebound):
+        """At the top of a loop body a name may hold what a name of its group (``sharing_groups``)
+        held at the end of the previous iteration (``b = a`` there): their memories become one.
+        Names the loop binds again (``rebound``) lose their exact relations; names it only writes
+        into keep theirs (``v = a[:]`` before a loop writing ``v[i]``: still a view of ``a``)."""
+        for names in groups:
+            tokens = [self.root[n] for n in names if n in self.root]
+            if tokens:
+                token = self._merge(tokens)
+                for n in names:
+                    self.root[n] = token
+        for n in rebound:
             self.rel.pop(n, None)
             self.count[n] = self.count.get(n, 0) + 1
 
@@ -355,13 +420,8 @@ def _base(subscript):
 def _basic(index, known_ints) -> bool:
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     for p in parts:
-        if isinstance(p, gast.Slice):
-            if all(
-                q is None or isinstance(q, gast.Constant) or isinstance(q, gast.Name) and q.id in known_ints
-                for q in (p.lower, p.upper, p.step)
-            ):
-                continue
-            return False
+        if isinstance(p, gast.Slice):  # bounds are integers (or None): a slice always makes a view
+            continue
         if isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis or type(p.value) is int):
             continue
         if isinstance(p, gast.Name) and p.id in known_ints:
@@ -393,29 +453,39 @@ def _user_call(call) -> bool:
     return not (isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name))
 
 
-def sharing_names(stmts, resolve=lambda f: None) -> set[str]:
-    """User names that an assignment among ``stmts`` may make share memory with another name
-    (``b = a``, ``v = a[1:]``, ``r = helper(a)``, ``for row in a``), with the names it reads."""
-    out = set()
+def sharing_groups(stmts, resolve=lambda f: None) -> list[set[str]]:
+    """Groups of user names that the assignments among ``stmts`` may make share memory: each
+    assignment's targets with the names whose objects its value may be (``b = a``, ``v = a[1:]``,
+    ``r = helper(a)``, ``lst[i] = row``, ``for row in a``); groups that meet are joined."""
+    groups: list[set[str]] = []
     for s in stmts:
         for n in walk(s):
             if isinstance(n, gast.For) and not (
                 isinstance(n.iter, gast.Call) and isinstance(n.iter.func, gast.Name) and n.iter.func.id == "range"
             ):
-                out |= _names(n.target) | _names(n.iter)
+                groups.append(_names(n.target) | _names(n.iter))
             elif isinstance(n, (gast.Assign, gast.AnnAssign, gast.NamedExpr)):
                 value = n.value
                 if value is None or _fresh_value(value, resolve):
                     continue
-                targets = n.targets if isinstance(n, gast.Assign) else [n.target]
-                for t in targets:
-                    out |= _names(t)
+                group = set()
+                for t in n.targets if isinstance(n, gast.Assign) else [n.target]:
+                    while isinstance(t, gast.Subscript):  # a[i] = v: a holds v's values (or object)
+                        t = t.value
+                    group |= _names(t)
                 while isinstance(value, gast.Subscript):  # the index is read, not shared
                     value = value.value
                 if _pop(value):  # an element of the list: held by it, not sharing its memory
                     continue
-                out |= _names(value)
-    return out
+                groups.append(group | _names(value))
+    merged: list[set[str]] = []
+    for g in groups:
+        meets = [m for m in merged if m & g]
+        for m in meets:
+            merged.remove(m)
+            g = g | m
+        merged.append(g)
+    return merged
 
 
 def _names(node) -> set[str]:
@@ -430,9 +500,31 @@ def _fresh_value(value, resolve) -> bool:
     return isinstance(value, gast.Call) and not may_share(resolve(value.func))
 
 
-def liveness(tree) -> dict:
-    """For each statement of the user's function (by id): the user names read after it, in program
-    order, including everything read by the loops around it (their next iteration)."""
+def _shape_reads(node, resolve) -> set[int]:
+    """The Name nodes (by id) under ``node`` read only for their shape or dtype (``x.shape``,
+    ``len(x)``, ``zeros_like(x)``, ``unbroadcast(g, x)``): an in-place write does not change those."""
+    out = set()
+    for n in walk(node):
+        if isinstance(n, gast.Attribute) and n.attr in _DATA_ATTRS and isinstance(n.value, gast.Name):
+            out.add(id(n.value))
+        elif isinstance(n, gast.Call):
+            positions = _SHAPE_ARGS.get(_key(resolve(n.func)), ())
+            out.update(id(a) for i, a in enumerate(n.args) if i in positions and isinstance(a, gast.Name))
+    return out
+
+
+def _key(obj):
+    try:
+        hash(obj)
+    except TypeError:
+        return None
+    return obj
+
+
+def liveness(tree, resolve=lambda f: None) -> dict:
+    """For each statement of the user's function (by id): the user names whose values are read
+    after it, in program order, including everything read by the loops around it (their next
+    iteration).  Reads of a shape or dtype only do not count."""
     flat = []  # (statement, names it reads itself, enclosing loops)
 
     def own_reads(s):
@@ -444,8 +536,9 @@ def liveness(tree) -> dict:
             nodes = [s]
         out = set()
         for node in nodes:
+            shape_only = _shape_reads(node, resolve)
             for n in walk(node):
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in shape_only:
                     out.add(n.id)
                 elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
                     out.add(n.target.id)

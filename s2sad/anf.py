@@ -22,7 +22,7 @@ import inspect
 import gast
 
 from . import runtime
-from .aliases import Aliases, liveness, sharing_names
+from .aliases import CONTAINER, FRESH, Aliases, liveness, sharing_groups
 from .checkpointing import checkpoint
 from .errors import Location
 from .ir import copy_tree, walk
@@ -118,11 +118,13 @@ class _ANF:
         self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
         self.env = {p: p for p in self.params}  # user name -> current version
         self.user_of = {p: p for p in self.params}  # version -> user name
-        self.aliases = Aliases(self.params, liveness(tree))
+        self.aliases = Aliases(self.params, liveness(tree, self.global_callee))
         self.known_ints: set[str] = set()  # names holding ints: range loop indices
         self.written_params: set[str] = set()  # parameters whose data f writes into (copied on entry)
         self.writable: set[str] = set()  # names written in place whose aliases are all kept up to date
         self.current = None  # the user's statement being translated
+        self.pending: set[str] = set()  # temporaries the current statement reads later (x, y = y, x)
+        self.renamed: dict[str, str] = {}  # names the last in-place write gave new versions
         self.out: list = []
         self.depth = 0  # >0 inside if/for/while: no new versions
         self.in_loop = 0
@@ -134,7 +136,8 @@ class _ANF:
         """The name an assignment to ``user`` writes to: a new version in straight-line code,
         the current one inside ``if``/``for``/``while``; a first assignment keeps the user's name."""
         if user not in self.env:
-            v = user
+            # a local named like a name generated code uses (unbroadcast, np) gets another name
+            v = self.names.fresh(user) if user in _RESERVED else user
         elif self.depth:
             return self.env[user]
         else:
@@ -148,6 +151,9 @@ class _ANF:
         stmt.end_lineno = getattr(like, "end_lineno", None)
         self.out.append(stmt)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
+            target = stmt.targets[0]
+            if isinstance(target, gast.Name) and target.id not in self.user_of and self.int_valued(stmt.value):
+                self.known_ints.add(target.id)  # a temporary holding an int (x[-1]: t = -1)
             self.aliases.note(stmt, self.is_local, self.known_ints, self.callee)
         elif isinstance(stmt, gast.Expr) and _is_append(stmt.value):
             self.aliases.appended(stmt.value.func.value.id, stmt.value.args[0].id)
@@ -160,12 +166,34 @@ class _ANF:
         obj = self.ns.lookup(func)
         return None if obj is MISSING else obj
 
+    def int_valued(self, value) -> bool:
+        """An int constant, or integer arithmetic on ints (``i - 1``, ``(t + 2) % 3``)."""
+        if _int_constant(value) or isinstance(value, gast.Name) and value.id in self.known_ints:
+            return True
+        return (
+            isinstance(value, gast.BinOp)
+            and isinstance(value.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod))
+            and all(
+                _int_constant(v) or isinstance(v, gast.Name) and v.id in self.known_ints
+                for v in (value.left, value.right)
+            )
+        )
+
+    def global_callee(self, func):
+        """The module-level object a call's function denotes (None for a local or unknown one)."""
+        if isinstance(func, gast.Name) and func.id in self.ns.locals:
+            return None
+        obj = self.ns.lookup(func)
+        return None if obj is MISSING else obj
+
     def is_local(self, n: str) -> bool:
         return n in self.aliases.root or n in self.aliases.count
 
     # ---- memory shared between names -----------------------------------------------------------
     def live(self, version: str) -> bool:
         """Whether the user reads ``version`` after the current statement (its name still means it)."""
+        if version in self.pending:
+            return True
         user = self.user_of.get(version)
         if user is None or self.env.get(user) != version:
             return False
@@ -198,10 +226,10 @@ class _ANF:
                 "copy first (np.copy) or write into the array itself",
             )
         self.writable.add(base)
-        renamed = {}
+        renamed = self.renamed = {}
         for direction, child, rel in steps:
             parent = renamed.get(rel.parent, rel.parent)
-            if direction == "up" and rel.kind == "view":
+            if direction == "up" and rel.kind in ("view", "item"):
                 target = gast.Subscript(value=name(parent), slice=_copy(rel.index), ctx=gast.Store())
                 src = renamed.get(child, child)
                 self.emit(gast.Assign(targets=[target], value=name(src), type_comment=None), node)
@@ -220,8 +248,26 @@ class _ANF:
             user = self.user_of.get(child)
             new = self.version(user) if user is not None else (child if self.depth else self.names.temp())
             renamed[child] = new
-            self.emit(assign(new, value), node)
+            if direction == "down" and rel.kind == "item":
+                self.rederive_item(new, child, parent, rel.index, node)
+            else:
+                self.emit(assign(new, value), node)
             self.writable.add(new)
+
+    def rederive_item(self, new, old, parent, index, node):
+        """``old = parent[i]`` (integers only) after a write into ``parent``: a view shows the new
+        values, a number copied out of ``parent`` keeps the old one; the program decides which."""
+        self.ns.scope.setdefault("is_view", runtime.is_view)
+        cond = self.names.fresh("cond")
+        self.emit(assign(cond, gast.Call(func=name("is_view"), args=[name(old), name(parent)], keywords=[])), node)
+        self.depth += 1
+        value = gast.Subscript(value=name(parent), slice=_copy(index), ctx=gast.Load())
+        body = self.block_of(lambda: self.emit(assign(new, value), node))
+        orelse = self.block_of(lambda: self.emit(assign(new, name(old)), node)) if new != old else [gast.Pass()]
+        self.depth -= 1
+        self.emit(gast.If(test=name(cond), body=body, orelse=orelse), node)
+        self.aliases.assigned(new)
+        self.aliases.set_view(new, parent, index)
 
     def error(self, node, msg):
         return self.loc.error(node, msg)
@@ -411,8 +457,13 @@ class _ANF:
                     written = {self.env.get(n.id) for t in target.elts[:k] for n in walk(t) if isinstance(n, gast.Name)}
                     if self.depth and isinstance(a, gast.Name) and a.id in written:
                         atoms[k] = self.atom_of(a, stmt)
-                for t, a in zip(target.elts, atoms):
-                    self.assign_atom(t, a, stmt)
+                for k, t in enumerate(target.elts):
+                    # values not assigned yet are read later: a write into their memory updates them
+                    self.pending = {a.id for a in atoms[k + 1 :] if isinstance(a, gast.Name)}
+                    self.renamed = {}
+                    self.assign_atom(t, atoms[k], stmt)
+                    atoms = [name(self.renamed.get(a.id, a.id)) if isinstance(a, gast.Name) else a for a in atoms]
+                self.pending = set()
             else:
                 self.assign_atom(target, self.atom(value_node), stmt)
         else:
@@ -473,34 +524,17 @@ class _ANF:
     def s_AugAssign(self, node):
         target = node.target
         if isinstance(target, gast.Name):
-            current = self.load(target)
-            value = gast.BinOp(left=current, op=node.op, right=self.atom(node.value))
-            if not any(self.live(n) for n in self.aliases.shared(current.id)):
-                # nothing else sees this memory: rebinding gives every name the value Python gives it
-                self.emit(assign(self.version(target.id), value), node)
-                return
-            new = self.atom_of(value, node)
-            if self.aliases.array_view(current.id):  # a slice of an array: += writes into it
-                self.write(current.id, const(Ellipsis), new, node)
-                return
-            # another live name shares x: x += v writes into an array, rebinds a number
-            self.ns.scope.setdefault("updates_in_place", runtime.updates_in_place)
-            cond = self.names.fresh("cond")
-            test = gast.Call(func=name("updates_in_place"), args=[name(current.id)], keywords=[])
-            self.emit(assign(cond, test), node)
-            self.depth += 1
-            entry = self.aliases.snapshot([current.id])
-            body = self.block_of(lambda: self.write(current.id, const(Ellipsis), new, node))
-            changing = sorted({s.targets[0].id for s in body if isinstance(s.targets[0], gast.Name)} | {current.id})
-            after = self.aliases.snapshot(changing)
-            self.aliases.restore(entry)
-            orelse = self.block_of(lambda: self.emit(assign(self.version(target.id), new), node))
-            self.aliases.join(changing, [entry, after])
-            self.depth -= 1
-            self.emit(gast.If(test=name(cond), body=body, orelse=orelse), node)
+            self.augment(self.load(target), target.id, node.op, self.atom(node.value), node)
         elif isinstance(target, gast.Subscript):
             base = self.atom(target.value)
             index = self.index(target.slice)
+            if self.aliases.kind_of(base.id) in (CONTAINER, FRESH):
+                # an element of a list or dict: ``e += v`` changes an array element in place (and every
+                # name sharing it), rebinds a number; then the element is stored back
+                elem = self.atom_of(gast.Subscript(value=base, slice=index, ctx=gast.Load()), node)
+                result = self.augment(elem, None, node.op, self.atom(node.value), node)
+                self.write(base.id, _copy(index), name(result), node)
+                return
             old = self.names.temp()
             self.emit(assign(old, gast.Subscript(value=base, slice=index, ctx=gast.Load())), node)
             new = self.names.temp()
@@ -508,6 +542,40 @@ class _ANF:
             self.write(base.id, _copy(index), name(new), node)
         else:
             raise self.error(target, f"augmented assignment to {type(target).__name__} is not supported")
+
+    def augment(self, current: gast.Name, user: str | None, op, right, node) -> str:
+        """``x op= right`` for the name ``current`` (the user's ``user``, or a temporary when None): the
+        name holding the result, with every live name sharing ``x``'s memory brought up to date."""
+
+        def rebind():
+            return self.version(user) if user is not None else (current.id if self.depth else self.names.temp())
+
+        value = gast.BinOp(left=current, op=op, right=right)
+        if not any(self.live(n) for n in self.aliases.shared(current.id)):
+            # nothing else sees this memory: rebinding gives every name the value Python gives it
+            new = rebind()
+            self.emit(assign(new, value), node)
+            return new
+        new = self.atom_of(value, node)
+        if self.aliases.array_view(current.id):  # a slice of an array: += writes into it
+            self.write(current.id, const(Ellipsis), new, node)
+            return current.id
+        # another live name shares x: x += v writes into an array, rebinds a number
+        self.ns.scope.setdefault("updates_in_place", runtime.updates_in_place)
+        cond = self.names.fresh("cond")
+        test = gast.Call(func=name("updates_in_place"), args=[name(current.id)], keywords=[])
+        self.emit(assign(cond, test), node)
+        self.depth += 1
+        entry = self.aliases.snapshot([current.id])
+        body = self.block_of(lambda: self.write(current.id, const(Ellipsis), new, node))
+        changing = sorted({s.targets[0].id for s in body if isinstance(s.targets[0], gast.Name)} | {current.id})
+        after = self.aliases.snapshot(changing)
+        self.aliases.restore(entry)
+        orelse = self.block_of(lambda: self.emit(assign(rebind(), new), node))
+        self.aliases.join(changing, [entry, after])
+        self.depth -= 1
+        self.emit(gast.If(test=name(cond), body=body, orelse=orelse), node)
+        return current.id
 
     def s_Expr(self, node):
         value = node.value
@@ -559,9 +627,10 @@ class _ANF:
         """The names (current versions) that ``stmts`` may bind: their memories are joined after."""
         return [self.env[u] for u in sorted(assigned_names(stmts)) if u in self.env]
 
-    def sharing_versions(self, loop) -> list[str]:
-        """Current versions of the names a loop body may make share memory across iterations."""
-        return [self.env[u] for u in sorted(sharing_names(loop.body, self.callee)) if u in self.env]
+    def sharing_versions(self, loop) -> list[list[str]]:
+        """Current versions of the names a loop body may make share memory across iterations, by group."""
+        groups = sharing_groups(loop.body, self.callee)
+        return [[self.env[u] for u in sorted(g) if u in self.env] for g in groups]
 
     def predeclare(self, stmts):
         """Give every name first assigned inside a compound statement its one name now."""
@@ -670,7 +739,7 @@ class _ANF:
         self.aliases.assigned(index.id)
         changing = self.memories_of([node])
         entry = self.aliases.snapshot(changing)
-        self.aliases.loop_top(self.sharing_versions(node))
+        self.aliases.loop_top(self.sharing_versions(node), changing)
 
         def body():
             for item, seq, how in items:
@@ -714,7 +783,7 @@ class _ANF:
         self.check_opaque(test)
         changing = self.memories_of([node])
         entry = self.aliases.snapshot(changing)
-        self.aliases.loop_top(self.sharing_versions(node))
+        self.aliases.loop_top(self.sharing_versions(node), changing)
         self.in_loop += 1
         body = restructure(self.block_of(lambda: self.stmts(node.body)), self.loc)
         self.in_loop -= 1
@@ -744,6 +813,15 @@ class _ANF:
 
 
 _UNMARKED = object()
+
+
+_RESERVED = {n for n, v in vars(runtime).items() if callable(v) and not n.startswith("_")} | {"np", "math"}
+
+
+def _int_constant(value) -> bool:
+    if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
+        value = value.operand
+    return isinstance(value, gast.Constant) and type(value.value) is int
 
 
 def _is_pop(call) -> bool:

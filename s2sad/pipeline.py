@@ -21,6 +21,7 @@ from .optimize import optimize
 from .parse import parse_function
 from .resolve import resolve
 from .shapes import infer_shapes
+from .unshare import unshare_returns
 
 
 @dataclass
@@ -234,10 +235,15 @@ def derive(fn, wrt: tuple, mode: str, fname: str, as_tuple: bool = False) -> Gen
     """Generate the module for one request.  ``mode``: grad | value_and_grad | vjp | jvp."""
     session = _Session()
     session.taken.add(fname)
+    prep = prepare(fn)
     if mode == "jvp":
-        deriv, _ = session.forward(fn, wrt, fname)
+        deriv, _ = session.forward(fn, wrt, fname, prep)
     else:
-        deriv, _ = session.reverse(fn, wrt, mode, fname, as_tuple=as_tuple)
+        deriv, _ = session.reverse(fn, wrt, mode, fname, prep, as_tuple=as_tuple)
+    if mode in ("jvp", "vjp"):  # (grad's seed is a number: nothing to share)
+        primal = set(param_names(fn))
+        inputs = [a.id for a in deriv.args.args + deriv.args.kwonlyargs if a.id not in primal]
+        unshare_returns(deriv, inputs, prep.ns, [1] if mode == "jvp" else None)
     session.gen.functions.insert(0, deriv)
     session.gen.entry = fname
     return session.gen

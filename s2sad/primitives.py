@@ -100,6 +100,13 @@ def classify(stmt, ns: Namespace) -> Op:
         fn = _UNARY[type(value.op)]
         return _with_rule(fn, stmt, [value.operand], {}, OPERATOR_SYMBOLS.get(fn, "~"))
     if isinstance(value, gast.Subscript):
+        if not isinstance(value.value, gast.Name) or value.value.id not in ns.locals:
+            obj = ns.lookup(value.value)
+            if obj is not MISSING and not isinstance(obj, (np.ndarray, list, tuple, dict, np.number, float, int)):
+                # np.r_[...], np.c_[...], an object's own __getitem__: no rule
+                from .resolve import dotted
+
+                return Op(UNKNOWN, stmt, args=[value.slice], what=f"{dotted(value.value) or 'an object'}[...]")
         return _with_rule(operator.getitem, stmt, [value.value, value.slice], {}, "indexing")
     if isinstance(value, gast.Attribute):
         if value.attr in DATA_ATTRS:
@@ -143,7 +150,7 @@ def _call(call, stmt, ns: Namespace) -> Op:
 def _with_rule(fn, stmt, args, keywords, what) -> Op:
     rule = lookup(fn)
     if rule is None:
-        if isinstance(fn, type) and issubclass(fn, (int, bool, str, range)) or fn in _NONDIFF_BUILTINS:
+        if isinstance(fn, type) and issubclass(fn, (int, bool, range)) or fn in _NONDIFF_BUILTINS:
             return Op(NONDIFF, stmt, fn=fn, args=args, keywords=keywords, what=what)
         return Op(UNKNOWN, stmt, fn=fn, args=args, keywords=keywords, what=what)
     kind = RULE if rule.differentiable else NONDIFF

@@ -619,6 +619,10 @@ class Reverse:
                     for var in targets(stmt):
                         if var in needed and id(stmt) in self.sites and id(stmt) not in self.remat:
                             saved = name(var)
+                            written = self.names.writable
+                            if var in written or self.names.shares.get(var, set()) & written:
+                                # memory that a later write changes: the tape keeps its values
+                                saved = _call("snapshot", saved)
                             if isinstance(stmt.targets[0], gast.Subscript):
                                 saved = _call(
                                     "np.copy",
@@ -894,7 +898,7 @@ def reverse(
             value = name(names.fresh("value"))
             keep = name(out)
             if _written_in_place(adjoint, out):
-                keep = _call("np.copy", keep)
+                keep = _call("snapshot", keep)
             primal.append(assign(value.id, keep))
         result = gast.Tuple(elts=[value, result], ctx=gast.Load())
     body = predefine + stacks + primal + adjoint + [gast.Return(value=result)]

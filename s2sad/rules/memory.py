@@ -2,7 +2,7 @@
 the identity, in both modes."""
 
 from .. import runtime
-from ..runtime import copy_input  # noqa: F401  (used in templates)
+from ..runtime import copy_input, snapshot, unshared  # noqa: F401  (used in templates)
 from .registry import forward_rule, nondifferentiable, reverse_rule
 
 
@@ -16,5 +16,26 @@ def copy_input(y, x):
     dy = copy_input(dx)
 
 
+@reverse_rule(runtime.unshared, name="s2sad.runtime.unshared")
+def unshared(y, g, *inputs):
+    bg += by
+
+
+@forward_rule(runtime.unshared, name="s2sad.runtime.unshared")
+def unshared(y, g, *inputs):
+    dy = unshared(dg)
+
+
+@reverse_rule(runtime.snapshot, name="s2sad.runtime.snapshot")
+def snapshot(y, x):
+    bx += by
+
+
+@forward_rule(runtime.snapshot, name="s2sad.runtime.snapshot")
+def snapshot(y, x):
+    dy = snapshot(dx)
+
+
 nondifferentiable(runtime.updates_in_place, name="s2sad.runtime.updates_in_place")
+nondifferentiable(runtime.is_view, name="s2sad.runtime.is_view")
 nondifferentiable(runtime.last_writes, name="s2sad.runtime.last_writes")

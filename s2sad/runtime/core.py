@@ -17,6 +17,9 @@ __all__ = [
     "copy_input",
     "updates_in_place",
     "last_writes",
+    "is_view",
+    "unshared",
+    "snapshot",
     "astype_of",
     "expect_scalar",
     "add_at",
@@ -341,6 +344,33 @@ def updates_in_place(x):
     if isinstance(x, (int, float, complex, np.number)):
         return False
     raise TypeError(f"s2sad: += on a {type(x).__name__} that another name shares is not supported; write x = x + v")
+
+
+def snapshot(x):
+    """The values of ``x`` now, for the tape: an array copied (later writes into its memory do not
+    reach the copy), a list or tuple item by item, a number as it is."""
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    if type(x) in (list, tuple):
+        return type(x)(snapshot(v) for v in x)
+    return x
+
+
+def unshared(g, *inputs):
+    """``g``, or a copy of it when it shares memory with one of the derivative ``inputs`` (tangents,
+    seeds): a derivative handed back never lets the caller change what they passed in."""
+    if type(g) in (list, tuple):
+        return type(g)(unshared(v, *inputs) for v in g)
+    if isinstance(g, np.ndarray) and any(isinstance(p, np.ndarray) and np.may_share_memory(g, p) for p in inputs):
+        return g.copy()
+    return g
+
+
+def is_view(x, a):
+    """Whether ``x``, read out of ``a`` with integer indices (``x = a[i]``), is a view of it (an array
+    read out of an array, which shows later writes into ``a``) rather than a number copied out of an
+    array or an item of a list (which keep their values when ``a[i]`` is assigned)."""
+    return isinstance(a, np.ndarray) and isinstance(x, np.ndarray)
 
 
 def last_writes(a, index):

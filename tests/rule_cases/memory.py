@@ -1,6 +1,6 @@
 """Cases for ``copy_input``: the private copy of an argument that the function writes into."""
 
-from s2sad.runtime import copy_input, last_writes, updates_in_place
+from s2sad.runtime import copy_input, is_view, last_writes, snapshot, unshared, updates_in_place
 
 from . import A, case
 
@@ -19,3 +19,21 @@ def updates_in_place_is_a_test(x):
 @case("s2sad.runtime.last_writes", A(4))
 def last_writes_is_a_mask(x):
     return x[[0, 0, 1]] * last_writes(x, [0, 0, 1])
+
+
+@case("s2sad.runtime.is_view", A(3, 2))
+def is_view_is_a_test(x):
+    r = x[0]
+    return r * 2.0 if is_view(r, x) else r
+
+
+@case("s2sad.runtime.unshared", A(3, 2))
+def unshared_is_the_identity(x):
+    y = x * 2.0
+    return unshared(y, x) * y
+
+
+@case("s2sad.runtime.snapshot", A(3, 2))
+def snapshot_is_the_identity(x):
+    y = snapshot(x * 2.0)
+    return y * x
