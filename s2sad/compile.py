@@ -24,6 +24,7 @@ from .errors import DifferentiationError
 from .live import live_globals
 
 _counter = itertools.count()
+GENERATED_FROM: dict[str, str] = {}  # generated module's file name -> the user's file it derives
 
 
 def load(source: str, namespace: dict, label: str, origins: dict | None = None) -> dict:
@@ -35,6 +36,10 @@ def load(source: str, namespace: dict, label: str, origins: dict | None = None) 
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     tree = ast.parse(source, filename)
     default_nodes = _strip_defaults(tree) if origins else {}
+    for origin, _ in (origins or {}).values():  # for refusals while differentiating this code again
+        code = getattr(origin, "__code__", None)
+        if code is not None and not code.co_filename.startswith("<s2sad"):
+            GENERATED_FROM.setdefault(filename, code.co_filename)
     base = dict(namespace)
     base["__name__"] = "s2sad.generated"
     base["__file__"] = filename

@@ -22,18 +22,35 @@ class Location:
         return f"{self.filename}:{line}:{(col or 0) + self.indent + 1}"
 
     def error(self, node, message: str) -> DifferentiationError:
-        return DifferentiationError(f"{self.of(node)}: {message}{self._origin(node)}")
+        origin = self._origin(node)
+        if origin is None:
+            return DifferentiationError(f"{self.of(node)}: {message}")
+        where, code = origin
+        return DifferentiationError(
+            f"{where}: cannot differentiate the derivative of `{code}` again: {message} "
+            f"(in the generated code at {self.of(node)})"
+        )
 
-    def _origin(self, node) -> str:
-        """For a line of generated code (a derivative being differentiated again): the user's line
-        it comes from, as its source-map comment names it."""
+    def _origin(self, node):
+        """For a line of generated code (a derivative being differentiated again): the user's
+        ``file:line:col`` it comes from and the user's code there, from its source-map comment."""
         line = getattr(node, "lineno", None)
         if not self.filename.startswith("<s2sad") or line is None:
-            return ""
+            return None
+        import linecache
+        import os
+
         from .codegen import _comment
+        from .compile import GENERATED_FROM
 
         comment = _comment(self.filename, line)
         if comment is None:
-            return ""
+            return None
         code, where = comment[2:].rsplit("  (", 1)
-        return f" (in the derivative of `{code}`, {where[:-1]})"
+        base, _, number = where[:-1].rpartition(":")
+        path = GENERATED_FROM.get(self.filename, base)
+        if os.path.basename(path) != base or not number.isdigit():
+            path = base
+        text = linecache.getline(path, int(number)) if number.isdigit() else ""
+        col = text.find(code.split(" ...")[0]) + 1 if text else 1
+        return f"{path}:{number}:{max(col, 1)}", code

@@ -362,7 +362,10 @@ class Reverse:
             if not _basic_index(index, self.range_vars):  # a[[0, 0, 1]] = v: the last write wins
                 part = gast.BinOp(left=part, op=gast.Mult(), right=_call("last_writes", name(b), _index_value(index)))
             # a copy: the slice of the adjoint is reset to zero right after
-            expr = _call("unbroadcast", _call("np.copy", part), value) if not self.shapes.is_scalar(value) else part
+            if not self.shapes.is_scalar(value) or _makes_view(index):
+                expr = _call("unbroadcast", _call("np.copy", part), value)
+            else:  # a number written at integer indices: a number, or a row it was broadcast over (summed)
+                expr = _call("unbroadcast", part, value)
             code += self.accumulate(value.id, expr, value)
         code.append(
             gast.Assign(
@@ -618,11 +621,9 @@ class Reverse:
                 if isinstance(stmt, gast.Assign):
                     for var in targets(stmt):
                         if var in needed and id(stmt) in self.sites and id(stmt) not in self.remat:
+                            # the tape keeps the object itself: views of it taken before stay
+                            # views of what the adjoint sweep restores (a copy would break that)
                             saved = name(var)
-                            written = self.names.writable
-                            if var in written or self.names.shares.get(var, set()) & written:
-                                # memory that a later write changes: the tape keeps its values
-                                saved = _call("snapshot", saved)
                             if isinstance(stmt.targets[0], gast.Subscript):
                                 saved = _call(
                                     "np.copy",
@@ -631,6 +632,15 @@ class Reverse:
                             out.append(gast.Expr(value=_method(self.stack(var), "append", saved)))
                 out.append(stmt)
         return out
+
+
+def _makes_view(index) -> bool:
+    """Whether ``a[index]`` is a view of ``a`` whatever its rank (a slice, ``...`` or ``None`` in it)."""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    return any(
+        isinstance(p, gast.Slice) or isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis)
+        for p in parts
+    )
 
 
 def _overwrite_sites(body, params) -> set[int]:

@@ -50,6 +50,54 @@ def _scale_inplace(a, s):
 
 
 @case("views", X4)
+def number_read_out_then_written(x):
+    # r is a number copied out of a (1-D): writing a[0] later must not change it
+    a = x * 1.0
+    r = a[0]
+    a[0] = x[1] * 3.0
+    return r * a[0] + np.sum(a)
+
+
+@case("views", M32)
+def row_read_out_then_written(m):
+    # r is a view of a row (2-D): writing a[0] later changes it
+    a = m * 1.0
+    r = a[0]
+    a[0] = m[1] * 3.0
+    return np.sum(r * a[0]) + np.sum(a)
+
+
+@case("views", X4, 0.7, wrt=None)
+def view_then_rebound_in_branch(x, s):
+    # u = a[0:2] stays a view of the first array after a is rebound in one branch
+    a = x * s + 0.5
+    a[0:2] *= x[0:2] * s
+    if s > 0:
+        a /= 1.5 + x[2] * x[2]
+    else:
+        a = a * 0.5 + 0.1
+    a -= np.tanh(x) * x
+    return np.sum(a * a)
+
+
+@case("views", X4, 0.7, wrt=None)
+def number_broadcast_over_ellipsis(x, s):
+    a = x * 1.0
+    if s > 0:
+        a[...] = np.tanh(x) * x
+    b = x + 0.0
+    b[...] = np.sum(b * a) * 0.1
+    return np.sum(a * a) + np.sum(b * b) * 2.0
+
+
+@case("views", M32)
+def number_broadcast_over_row(m):
+    a = m * 1.0
+    a[1] = m[0, 0] * m[2, 1]
+    return np.sum(a * np.sin(a))
+
+
+@case("views", X4)
 def views(x):
     a = x * 1.0
     v = a[1:]
