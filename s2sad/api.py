@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import codegen, live
-from .callables import base_name, normalize
+from .callables import base_name, method_checks, normalize
 from .compile import load
 from .errors import DifferentiationError
 from .parse import unwrap
@@ -123,6 +123,7 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     origins = [origin for origin, _ in gen.origins.values()]
     steered = [(o, n, obj) for o, ns in gen.origins.values() if ns is not None for n, obj in ns.steered.items()]
     found = live.checks(origins, steered)
+    found += method_checks(ns for _, ns in gen.origins.values() if ns is not None)
     result = live.guard(impl, found, unwrap(fn), kind)
     for f in {impl, result}:
         f.__s2sad_source__ = text

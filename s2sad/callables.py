@@ -215,3 +215,17 @@ def primitive_function(prim):
     fn = space[fname]
     _PRIMITIVES[id(prim)] = (prim, fn)
     return fn
+
+
+def method_checks(namespaces) -> list:
+    """Checks that the methods of user classes called on objects inside the differentiated code
+    (``self.layer(x)``, ``model.predict(x)``) are still the ones their derivatives were made from."""
+    from .live import Check
+
+    out, seen = [], set()
+    for ns in namespaces:
+        for holder, name, entry in ns.methods:
+            if (id(holder), name) not in seen:
+                seen.add((id(holder), name))
+                out.append(Check("global", holder, name, entry, ns.fn))
+    return out

@@ -143,6 +143,7 @@ def _call(call, stmt, ns: Namespace) -> Op:
     method = _user_method(obj, call.func)
     if method is not None:  # ``model.predict(x)``: ``Model.predict(model, x)``, the object a constant
         fn, receiver = method
+        ns.methods.append(_class_entry(obj, call.func))
         return Op(CALL, stmt, fn=fn, args=[receiver, *args], keywords=keywords, what=f"{path}()")
     return _with_rule(obj, stmt, args, keywords, path)
 
@@ -156,6 +157,16 @@ def _user_method(obj, func):
     if isinstance(call, types.FunctionType) and is_user_function(call) and not isinstance(obj, type):
         return call, func
     return None
+
+
+def _class_entry(obj, func):
+    """Where the class of a called method's object keeps it: (class ``__dict__``, name, entry), so
+    generated code can check that the method was not replaced since."""
+    owner = obj.__self__ if isinstance(obj, types.MethodType) else obj
+    attr = func.attr if isinstance(obj, types.MethodType) else "__call__"
+    cls = owner if isinstance(owner, type) else type(owner)
+    home = next(c for c in cls.__mro__ if attr in c.__dict__)
+    return home.__dict__, attr, home.__dict__[attr]
 
 
 def _with_rule(fn, stmt, args, keywords, what) -> Op:

@@ -60,6 +60,7 @@ class Namespace:
         self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         self.scope: dict[str, object] = {}  # names the passes add (``np`` for methods made calls)
         self.closure_names = set(fn.__code__.co_freevars)
+        self.methods: list = []  # (class __dict__, name, entry) of user methods called on objects
         self.bound = getattr(fn, "__s2sad_bound__", None) or {}  # parameters fixed to constants
         self.used: dict[str, object] = {}
         self.free: set[str] = set()

@@ -286,3 +286,29 @@ def test_source_of_a_bound_method_is_readable():
     assert "def dloss_dw(w, bout=1.0):" in text
     assert "self.a" in text
     assert "test_callables.py" in text  # the source map names the user's file
+
+
+class Swappable:
+    def predict(self, x):
+        return 3.0 * x
+
+
+swappable = Swappable()
+
+
+def calls_swappable(x):
+    return swappable.predict(x) ** 2
+
+
+def test_a_replaced_method_makes_the_derivative_stale():
+    g = s2sad.grad(calls_swappable)
+    assert g(1.0) == pytest.approx(18.0)
+    original = Swappable.predict
+    Swappable.predict = lambda self, x: 5.0 * x
+    try:
+        with pytest.raises(s2sad.DifferentiationError, match="'predict' was redefined"):
+            g(1.0)
+        assert s2sad.grad(calls_swappable)(1.0) == pytest.approx(50.0)
+    finally:
+        Swappable.predict = original
+    assert g(1.0) == pytest.approx(18.0)
