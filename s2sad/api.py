@@ -129,6 +129,7 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
         f.__s2sad_source__ = text
         f.__s2sad_impl__ = impl
         f.__s2sad_checks__ = found
+        f.__s2sad_origins__ = origins
         f.__s2sad_module__ = module
         f.__wrapped_function__ = fn
         f._repr_html_ = functools.partial(codegen.to_html, text)  # IPython shows the source

@@ -312,3 +312,68 @@ def test_a_replaced_method_makes_the_derivative_stale():
     finally:
         Swappable.predict = original
     assert g(1.0) == pytest.approx(18.0)
+
+
+# ---- the command line ---------------------------------------------------------------------------------
+CLI_MODEL = """
+import numpy as np
+
+
+def make(a):
+    def f(x, a=a):
+        return a * x**2
+
+    return f
+
+
+scaled = make(3.0)
+
+
+class Model:
+    def __init__(self, a):
+        self.a = a
+
+    def predict(self, x):
+        return self.a * x
+
+    def loss(self, w):
+        return self.predict(w) ** 2 + np.sin(w)
+
+
+model = Model(2.0)
+cube = lambda x: x**3  # noqa: E731
+"""
+
+
+@pytest.mark.parametrize(
+    "target, call, expected",
+    [
+        ("scaled", "df_dx(0.5)", 3.0),
+        ("model.loss", "dloss_dw(0.5)", 8.0 * 0.5 + math.cos(0.5)),
+        ("cube", "dlambda_dx(2.0)", 12.0),
+    ],
+)
+def test_command_line_takes_factories_bound_methods_and_lambdas(tmp_path, target, call, expected):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).parent.parent)
+    env = dict(os.environ, PYTHONPATH=root)
+    (tmp_path / "cmodel.py").write_text(CLI_MODEL)
+    done = subprocess.run(
+        [sys.executable, "-m", "s2sad", f"cmodel.py:{target}", "-o", "dmodel.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "dmodel.py").read_text()
+    if target == "model.loss":
+        assert "from cmodel import model as self" in text
+    script = f"import dmodel; print(repr(dmodel.{call}))"
+    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert float(out.stdout) == pytest.approx(expected)
