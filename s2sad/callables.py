@@ -46,8 +46,13 @@ class BoundFunction:
     __builtins__ = property(lambda self: getattr(self.function, "__builtins__", None))
 
     def __call__(self, *args, **kwargs):
-        bound = self.__signature__.bind(*args, **kwargs)
-        return self.function(*bound.args, **bound.kwargs, **self.__s2sad_bound__)
+        call = self.__signature__.bind(*args, **kwargs)
+        lead, named = [], dict(self.__s2sad_bound__)
+        for name in inspect.signature(self.function).parameters:  # bound by position: the leading ones
+            if name not in named:
+                break
+            lead.append(named.pop(name))
+        return self.function(*lead, *call.args, **call.kwargs, **named)
 
     def __repr__(self):
         consts = ", ".join(f"{k}={_short(v)}" for k, v in self.__s2sad_bound__.items())

@@ -377,3 +377,14 @@ def test_command_line_takes_factories_bound_methods_and_lambdas(tmp_path, target
     out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert float(out.stdout) == pytest.approx(expected)
+
+
+def test_jacobians_and_second_derivatives_of_callables():
+    x = rng.normal(size=3)
+    for mode in (None, "forward", "reverse"):
+        assert_close(s2sad.jacobian(model.loss, mode=mode)(x), numeric_grad(model.loss, [x], 0))
+        assert_close(s2sad.jacobian(lambda v: np.sin(v) * 2.0, mode=mode)(x), np.diag(2.0 * np.cos(x)))
+    second = s2sad.grad(s2sad.grad(model.loss))(0.3)
+    assert second == pytest.approx(numeric_grad(s2sad.grad(model.loss), [0.3], 0))
+    p = functools.partial(f3, a=3.0)
+    assert s2sad.hvp(p)(0.4, 1.0) == pytest.approx(6.0 - 2.0 * math.sin(0.4))
