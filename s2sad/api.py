@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import codegen, live
+from .callables import base_name, method_checks, normalize
 from .compile import load
 from .errors import DifferentiationError
 from .parse import unwrap
@@ -52,11 +53,12 @@ def _key(fn):
     (by identity: generated code reads their current contents)."""
     fn = unwrap(fn)
     cells = tuple(id(c) for c in fn.__closure__ or ())
-    return (fn.__code__, id(fn.__globals__), cells)
+    bound = tuple((k, id(v)) for k, v in (getattr(fn, "__s2sad_bound__", None) or {}).items())
+    return (fn.__code__, id(fn.__globals__), cells, bound)
 
 
 def _function_name(kind: str, fn, wrt: tuple[str, ...]) -> str:
-    base = fn.__name__ if fn.__name__.isidentifier() else "f"
+    base = base_name(fn)
     if kind.startswith("jacobian"):
         return f"jacobian_{base}"
     if kind in ("grad", "value_and_grad"):
@@ -79,6 +81,7 @@ def _no_gc():
 
 
 def _build(fn, kind: str, wrt: Wrt, verbose: bool):
+    fn = normalize(fn)  # a bound method, partial, lambda, primitive ... -> a Python function
     names, many = _wrt_names(fn, wrt)
     key = (_key(fn), names, many, kind)
     hit = _CACHE.get(key)
@@ -120,11 +123,13 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     origins = [origin for origin, _ in gen.origins.values()]
     steered = [(o, n, obj) for o, ns in gen.origins.values() if ns is not None for n, obj in ns.steered.items()]
     found = live.checks(origins, steered)
+    found += method_checks(ns for _, ns in gen.origins.values() if ns is not None)
     result = live.guard(impl, found, unwrap(fn), kind)
     for f in {impl, result}:
         f.__s2sad_source__ = text
         f.__s2sad_impl__ = impl
         f.__s2sad_checks__ = found
+        f.__s2sad_origins__ = origins
         f.__s2sad_module__ = module
         f.__wrapped_function__ = fn
         f._repr_html_ = functools.partial(codegen.to_html, text)  # IPython shows the source

@@ -22,6 +22,7 @@ import traceback
 import types
 
 from . import api, standalone
+from .callables import normalize
 from .errors import DifferentiationError
 from .pipeline import param_names
 from .rules import list_rules
@@ -128,8 +129,8 @@ def _targets(targets: list[str]) -> tuple[str, list[str]]:
             raise CliError(f"s2sad: all functions must come from {path}; got '{target}' (run s2sad once per file)")
         names.append(name)
     for name in names:
-        if not name.isidentifier():
-            raise CliError(f"s2sad: '{name}' is not a function name")
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise CliError(f"s2sad: '{name}' is not a function name (NAME, or a dotted path: Model.loss, model.loss)")
     return path, names
 
 
@@ -189,15 +190,24 @@ def load_file(path: str) -> types.ModuleType:
 
 
 def _function(module, path: str, name: str):
-    fn = getattr(module, name, None)
+    """The callable ``name`` (``loss``, ``Model.loss``, ``model.loss``) names in the module, made a
+    Python function (a bound method's object and a partial's arguments as constants)."""
+    fn = module
+    for part in name.split("."):
+        fn = getattr(fn, part, None)
+        if fn is None:
+            break
     if fn is None:
         defined = sorted(
             k for k, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__
         )
         raise CliError(f"{path}:1:1: no function '{name}' in {path}; it defines: {', '.join(defined) or 'none'}")
-    if not inspect.isfunction(fn):
+    if not callable(fn):
         raise CliError(f"{path}:1:1: '{name}' is a {type(fn).__name__}, not a function")
-    return fn
+    try:
+        return normalize(fn)
+    except DifferentiationError as exc:
+        raise CliError(f"{path}:1:1: '{name}': {exc}") from None
 
 
 def _wrt(spec: str | None):
@@ -225,6 +235,8 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
         needed = {}
         for name in sorted(standalone.free_names(body) - set(defs)):
             found = next((v for d in derivatives for v in [_generated_name(d, name)] if v is not _NONE), _NONE)
+            if found is _NONE:
+                found = _default_named(derivatives, name)
             if found is not _NONE:
                 needed[name] = found
             elif not hasattr(builtins, name):
@@ -274,6 +286,22 @@ def _generated_name(derivative, name: str):
                 return f.__globals__[name]
             except KeyError:
                 continue
+    return _NONE
+
+
+def _default_named(derivatives, name: str):
+    """The default object of a parameter ``name`` of a function the derivatives differentiate (a
+    factory's ``def f(x, a=a)``: the default expression names what the factory's scope held)."""
+    for derivative in derivatives:
+        for origin in derivative.__s2sad_origins__:
+            if not hasattr(origin, "__code__"):
+                continue
+            code = origin.__code__
+            names = code.co_varnames[: code.co_argcount]
+            defaults = dict(zip(names[len(names) - len(origin.__defaults__ or ()) :], origin.__defaults__ or ()))
+            defaults.update(origin.__kwdefaults__ or {})
+            if name in defaults:
+                return defaults[name]
     return _NONE
 
 

@@ -38,6 +38,7 @@ class LiveGlobals(dict):
 def live_globals(origin, own: dict) -> LiveGlobals:
     """A :class:`LiveGlobals` over ``origin``'s closure cells and globals, with ``own`` entries."""
     user = origin.__globals__
+    own = {**(getattr(origin, "__s2sad_bound__", None) or {}), **own}  # a bound method's self, a partial's args
     cells = dict(zip(origin.__code__.co_freevars, origin.__closure__ or ()))
     if cells:
 
@@ -101,7 +102,10 @@ class Check:
 
 
 def _holder(origin, name: str):
-    """Where ``origin``'s code reads ``name``: ("cell", cell), ("global", dict), or None (s2sad's own)."""
+    """Where ``origin``'s code reads ``name``: ("cell", cell), ("global", dict), or None (s2sad's own,
+    or a constant bound to a parameter)."""
+    if name in (getattr(origin, "__s2sad_bound__", None) or {}):
+        return None
     cells = dict(zip(origin.__code__.co_freevars, origin.__closure__ or ()))
     if name in cells:
         return "cell", cells[name]

@@ -16,6 +16,7 @@ import gast
 from . import codegen
 from .activity import activity
 from .anf import anf
+from .callables import base_name
 from .ir import targets, walk, walk_stmts
 from .optimize import optimize
 from .parse import parse_function
@@ -127,7 +128,7 @@ class _Session:
         if key in self.requested:
             return self.requested[key]
         prep = prepare(fn)
-        base = f"vjp_{fn.__name__}" if list(wrt) == param_names(fn) else f"vjp_{fn.__name__}_{'_'.join(wrt)}"
+        base = f"vjp_{base_name(fn)}" if list(wrt) == param_names(fn) else f"vjp_{base_name(fn)}_{'_'.join(wrt)}"
         fname = self.unique(base)
         out = prep.tree.body[-1].value.id
         seed = prep.names.fresh("b" + out)
@@ -164,7 +165,7 @@ class _Session:
         if key in self.requested:
             return self.requested[key]
         prep = prepare(fn)
-        base = f"jvp_{fn.__name__}" if list(wrt) == param_names(fn) else f"jvp_{fn.__name__}_{'_'.join(wrt)}"
+        base = f"jvp_{base_name(fn)}" if list(wrt) == param_names(fn) else f"jvp_{base_name(fn)}_{'_'.join(wrt)}"
         fname = self.unique(base)
         self.requested[key] = (fname, ["d" + w for w in wrt])  # placeholder while recursing
         deriv, tangents = self.forward(fn, wrt, fname, prep, kwonly=True)
@@ -192,19 +193,20 @@ def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = Fal
     sig = signature.tree.args
     wrt = list(wrt)
     functions = []
+    primal = base_name(fn) if base_name(fn) == fn.__name__ else f"{base_name(fn)}_"  # ``lambda`` is a keyword
 
     def forward_jacobian(name):
-        jvp_name = session.unique(f"jvp_{fn.__name__}")
+        jvp_name = session.unique(f"jvp_{base_name(fn)}")
         deriv, tangents = session.forward(fn, tuple(wrt), jvp_name)
         functions.append(deriv)
         return wrappers.jacobian_forward(name, jvp_name, sig, wrt, tangents, as_tuple)
 
     def reverse_jacobian(name):
-        vjp_name = session.unique(f"vjp_{fn.__name__}")
+        vjp_name = session.unique(f"vjp_{base_name(fn)}")
         deriv, _ = session.reverse(fn, tuple(wrt), "vjp", vjp_name, as_tuple=as_tuple)
         functions.append(deriv)
-        session.gen.namespace[fn.__name__] = fn
-        return wrappers.jacobian_reverse(name, fn.__name__, vjp_name, sig, wrt, as_tuple)
+        session.gen.namespace[primal] = fn
+        return wrappers.jacobian_reverse(name, primal, vjp_name, sig, wrt, as_tuple)
 
     if kind == "jacobian_forward":
         wrapper = [forward_jacobian(fname)]
@@ -213,11 +215,11 @@ def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = Fal
     elif kind == "jacobian":
         fwd = forward_jacobian(session.unique(f"{fname}_forward"))
         rev = reverse_jacobian(session.unique(f"{fname}_reverse"))
-        wrapper = [wrappers.jacobian_auto(fname, fn.__name__, fwd.name, rev.name, sig, wrt), fwd, rev]
+        wrapper = [wrappers.jacobian_auto(fname, primal, fwd.name, rev.name, sig, wrt), fwd, rev]
     elif kind == "hessian":
         wrapper = [forward_jacobian(fname)]
     elif kind == "hvp":
-        jvp_name = session.unique(f"jvp_{fn.__name__}")
+        jvp_name = session.unique(f"jvp_{base_name(fn)}")
         deriv, tangents = session.forward(fn, tuple(wrt), jvp_name)
         functions.append(deriv)
         wrapper = [wrappers.hvp(fname, jvp_name, sig, tangents[0])]

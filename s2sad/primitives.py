@@ -140,11 +140,40 @@ def _call(call, stmt, ns: Namespace) -> Op:
     path = dotted(call.func)
     obj = ns.lookup(call.func)
     if obj is MISSING:
-        what = f"method .{call.func.attr}()" if isinstance(call.func, gast.Attribute) else f"{path}()"
+        if isinstance(call.func, gast.Attribute):
+            what = f"method .{call.func.attr}()"
+        else:
+            what = f"{path}()" if path else "a call of a computed function"
         return Op(UNKNOWN, stmt, args=args, keywords=keywords, what=what)
     if is_user_function(obj):
         return Op(CALL, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()")
+    method = _user_method(obj, call.func)
+    if method is not None:  # ``model.predict(x)``: ``Model.predict(model, x)``, the object a constant
+        fn, receiver = method
+        ns.methods.append(_class_entry(obj, call.func))
+        return Op(CALL, stmt, fn=fn, args=[receiver, *args], keywords=keywords, what=f"{path}()")
     return _with_rule(obj, stmt, args, keywords, path)
+
+
+def _user_method(obj, func):
+    """For a bound method of user code reached through an attribute (``self.layer``, ``Model.cm``,
+    ``model`` called as a callable instance): the function and the expression of what it is bound to."""
+    if isinstance(obj, types.MethodType) and is_user_function(obj.__func__) and isinstance(func, gast.Attribute):
+        return obj.__func__, func.value
+    call = type(obj).__dict__.get("__call__") or getattr(type(obj), "__call__", None)  # noqa: B004
+    if isinstance(call, types.FunctionType) and is_user_function(call) and not isinstance(obj, type):
+        return call, func
+    return None
+
+
+def _class_entry(obj, func):
+    """Where the class of a called method's object keeps it: (class ``__dict__``, name, entry), so
+    generated code can check that the method was not replaced since."""
+    owner = obj.__self__ if isinstance(obj, types.MethodType) else obj
+    attr = func.attr if isinstance(obj, types.MethodType) else "__call__"
+    cls = owner if isinstance(owner, type) else type(owner)
+    home = next(c for c in cls.__mro__ if attr in c.__dict__)
+    return home.__dict__, attr, home.__dict__[attr]
 
 
 def _with_rule(fn, stmt, args, keywords, what) -> Op:

@@ -60,6 +60,8 @@ class Namespace:
         self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         self.scope: dict[str, object] = {}  # names the passes add (``np`` for methods made calls)
         self.closure_names = set(fn.__code__.co_freevars)
+        self.methods: list = []  # (class __dict__, name, entry) of user methods called on objects
+        self.bound = getattr(fn, "__s2sad_bound__", None) or {}  # parameters fixed to constants
         self.used: dict[str, object] = {}
         self.free: set[str] = set()
         self.steered: dict[str, object] = {}
@@ -73,7 +75,9 @@ class Namespace:
         return getattr(builtins, name, _MISSING)
 
     def user_value(self, name: str):
-        """The object ``name`` has in the function's closure or globals, or _MISSING."""
+        """The object ``name`` has as a bound constant, in the function's closure or globals, or _MISSING."""
+        if name in self.bound:
+            return self.bound[name]
         cell = self.cells.get(name)
         if cell is not None:
             try:

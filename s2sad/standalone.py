@@ -68,6 +68,7 @@ class _Provider:
         self.where = where  # file:line:col for errors
         self.out = Provided()
         self.done: dict[str, object] = {}
+        self.homes: list = []
 
     def is_user_code(self, obj) -> bool:
         """Defined in a file under the user's directories (not in numpy, the standard library, ...)."""
@@ -112,6 +113,19 @@ class _Provider:
             )
         if line is None and home is not None and getattr(home, name, None) is obj:
             line = f"from {home.__name__} import {name}"
+        if line is None:  # a bound method's object, a partial's argument: a module-level name of another name
+            line = next(
+                (
+                    f"from {m.__name__} import {k} as {name}"
+                    for m in self.homes
+                    for k, v in vars(m).items()
+                    if v is obj and not k.startswith("_")
+                ),
+                None,
+            )
+        if line is None and _is_literal(obj):  # a factory's default (``def f(x, a=a)``)
+            self.out.constants.append(f"{name} = {obj!r}")
+            return
         if line is None:
             self.fail(
                 f"the generated code uses '{name}' ({type(obj).__name__}), which no module exports by that name; "
@@ -156,6 +170,7 @@ def provide(names: dict, user_dirs: list[str], standalone: bool, where: str, hom
     """Lines that give each ``name`` its object: imports, or (standalone) copies of runtime helpers,
     user functions and literal constants.  ``homes``: user modules to import other values from."""
     provider = _Provider(user_dirs, standalone, where)
+    provider.homes = list(homes)
     for name, obj in sorted(names.items()):
         if getattr(builtins, name, None) is obj:
             continue
