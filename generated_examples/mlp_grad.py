@@ -3,6 +3,9 @@
 # Comments `# <your code>  (file:line)` name the line each block of code differentiates.
 # Standalone: what it calls is copied in below; it runs without s2sad.
 
+import copy
+import dataclasses
+
 import numpy as np
 
 
@@ -62,14 +65,64 @@ def astype_of(g, x):
         if dtype.kind != "c" and np.iscomplexobj(g):
             g = np.real(g)
         return np.asarray(g, dtype=dtype)
+    if is_tree(x):  # a container: its structure and type, each part typed like the argument's
+        return tree_astype(g, x, astype_of)
     if isinstance(x, bool) or not isinstance(x, (int, float, complex, np.generic)):
-        return g  # containers, None: their parts were typed already
+        return g  # None, strings: no derivative
     if isinstance(x, complex) or (isinstance(x, np.generic) and np.iscomplexobj(x)):
         return type(x)(g) if isinstance(x, np.generic) else complex(g)
     g = np.real(g)
     if isinstance(x, np.floating):
         return type(x)(g)
     return float(g)
+
+
+def is_tree(x) -> bool:
+    """Whether ``x`` is a container s2sad differentiates through (not an array, not a number)."""
+    return isinstance(x, (dict, list, tuple)) or (dataclasses.is_dataclass(x) and not isinstance(x, type))
+
+
+def tree_astype(g, x, astype_of):
+    """The derivative ``g`` with the structure and leaf types of the argument ``x``."""
+    if isinstance(x, (list, tuple)) and not is_tree(g):
+        g = list(g)  # an array adjoint of a nested list of numbers: split along its first axis
+    return tree_map(lambda xv, gv: astype_of(gv, xv), x, g)
+
+
+def tree_map(fn, x, *rest):
+    """``fn`` applied leaf by leaf to containers of one structure, giving that structure."""
+    items = _items(x)
+    others = [_items(r) for r in rest]
+    if isinstance(items, dict):
+        return _rebuilt(x, {k: fn(v, *(o[k] for o in others)) for k, v in items.items()})
+    return _rebuilt(x, [fn(v, *(o[i] for o in others)) for i, v in enumerate(items)])
+
+
+def _items(x):
+    if isinstance(x, dict):
+        return x
+    if isinstance(x, (list, tuple)):
+        return x
+    return {k: getattr(x, k) for k in _fields(x)}
+
+
+def _fields(x):
+    """The differentiable parts of a dataclass instance, by name."""
+    return [f.name for f in dataclasses.fields(x)]
+
+
+def _rebuilt(x, items):
+    """A container of ``x``'s type holding ``items`` (a dict by key for dicts and dataclasses, else a list)."""
+    if isinstance(x, dict):
+        return type(x)(items) if type(x) is not dict else items
+    if isinstance(x, tuple):
+        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+    if isinstance(x, list):
+        return items
+    new = copy.copy(x)  # a dataclass: fields set without running __init__ (frozen ones too)
+    for k, v in items.items():
+        object.__setattr__(new, k, v)
+    return new
 
 
 def unbroadcast(g, x):

@@ -5,30 +5,30 @@
 import numpy as np
 
 from polar import polar
-from s2sad.runtime import astype_of, unbroadcast, unstack, zeros_like
+from s2sad.runtime import add_at, astype_of, copy_input, jacobian_of_columns, jacobian_of_rows, tree_add, tree_size, unbroadcast, unit_tangents, unstack, zeros_like
 
 
 def jacobian_polar(p):
-    if np.size(p) <= np.size(polar(p)):
+    if tree_size(p) <= tree_size(polar(copy_input(p))):
         return jacobian_polar_forward(p)
     return jacobian_polar_reverse(p)
 
 
 def jacobian_polar_forward(p):
     columns = []
-    for e in np.eye(np.size(p)):
-        out, dout = jvp_polar(p, dp=e.reshape(np.shape(p)))
+    for e in unit_tangents(p):
+        out, dout = jvp_polar(p, dp=e)
         columns.append(dout)
-    jp = np.moveaxis(np.array(columns), 0, -1).reshape(np.shape(out) + np.shape(p))
+    jp = jacobian_of_columns(columns, out, p)
     return jp
 
 
 def jacobian_polar_reverse(p):
-    out = polar(p)
+    out = polar(copy_input(p))
     rows = []
-    for e in np.eye(np.size(out)):
-        rows.append(vjp_polar(p, e.reshape(np.shape(out))))
-    return np.array(rows).reshape(np.shape(out) + np.shape(p))
+    for e in unit_tangents(out):
+        rows.append(vjp_polar(p, e))
+    return jacobian_of_rows(rows, out, p)
 
 
 def jvp_polar(p, dp):
@@ -69,16 +69,16 @@ def vjp_polar(p, bout):
     bw = bu1[1]
     bt1 = bu1[2]
     br = bt1 * r
-    br += bt1 * r
-    br += unbroadcast(bw * v, r)
+    br = tree_add(br, bt1 * r)
+    br = tree_add(br, unbroadcast(bw * v, r))
     bv = unbroadcast(bw * r, v)
     btheta = bv * np.cos(theta)
-    br += unbroadcast(bu * t, r)
+    br = tree_add(br, unbroadcast(bu * t, r))
     bt = unbroadcast(bu * r, t)
-    btheta -= bt * np.sin(theta)
+    btheta = tree_add(btheta, -(bt * np.sin(theta)))
     # theta = p[1]  (polar.py:8)
     bp = zeros_like(p)
-    bp[1] += btheta
+    bp = add_at(bp, 1, btheta)
     # r = p[0]  (polar.py:7)
-    bp[0] += br
+    bp = add_at(bp, 0, br)
     return astype_of(bp, p)

@@ -2,17 +2,15 @@
 # Regenerate with: s2sad generated_examples/rosenbrock.py:rosenbrock --mode hessian -o generated_examples/rosenbrock_hessian.py
 # Comments `# <your code>  (file:line)` name the line each block of code differentiates.
 
-import numpy as np
-
-from s2sad.runtime import astype_of, broadcast_like, unbroadcast, unreduce, zeros_like
+from s2sad.runtime import astype_of, broadcast_like, jacobian_of_columns, unbroadcast, unit_tangents, unreduce, zeros_like
 
 
 def hessian_rosenbrock(x):
     columns = []
-    for e in np.eye(np.size(x)):
-        out, dout = jvp_drosenbrock_dx(x, dx=e.reshape(np.shape(x)))
+    for e in unit_tangents(x):
+        out, dout = jvp_drosenbrock_dx(x, dx=e)
         columns.append(dout)
-    jx = np.moveaxis(np.array(columns), 0, -1).reshape(np.shape(out) + np.shape(x))
+    jx = jacobian_of_columns(columns, out, x)
     return jx
 
 

@@ -76,7 +76,6 @@ _OPAQUE = (
     gast.GeneratorExp,
     gast.Lambda,
     gast.JoinedStr,
-    gast.Dict,
     gast.Set,
 )
 _CONSTRUCT = {
@@ -122,6 +121,7 @@ class _ANF:
         self.known_ints: set[str] = set()  # names holding ints: range loop indices
         self.written_params: set[str] = set()  # parameters whose data f writes into (copied on entry)
         self.writable: set[str] = set()  # names written in place whose aliases are all kept up to date
+        self.dicts: set[str] = set()  # names holding a dict f built: d[k] = v makes a new version
         self.current = None  # the user's statement being translated
         self.pending: set[str] = set()  # temporaries the current statement reads later (x, y = y, x)
         self.renamed: dict[str, str] = {}  # names the last in-place write gave new versions
@@ -150,6 +150,16 @@ class _ANF:
         gast.copy_location(stmt, like)
         stmt.end_lineno = getattr(like, "end_lineno", None)
         self.out.append(stmt)
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            value = stmt.value
+            is_dict = (
+                isinstance(value, gast.Dict)
+                or isinstance(value, gast.Name)
+                and value.id in self.dicts
+                or isinstance(value, gast.Call)
+                and getattr(value.func, "id", None) == "set_item"
+            )
+            (self.dicts.add if is_dict else self.dicts.discard)(stmt.targets[0].id)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
             target = stmt.targets[0]
             if isinstance(target, gast.Name) and target.id not in self.user_of and self.int_valued(stmt.value):
@@ -331,6 +341,8 @@ class _ANF:
                     node, "starred elements in a tuple or list are not supported; build it with np.concatenate"
                 )
             return type(node)(elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.Dict):
+            return self.dict_display(node)
         if isinstance(node, gast.IfExp):
             tmp = self.names.temp()
             cond = self.condition(node.test)
@@ -352,6 +364,27 @@ class _ANF:
             self.check_opaque(node)
             return self.rename_loads(node)
         raise self.error(node, f"{type(node).__name__} expressions are not supported")
+
+    def dict_display(self, node):
+        """``{k: v, ...}`` with atoms for keys and values; ``{**d, k: v}`` is ``d`` with each key set
+        in turn (``set_item``, which makes a new dict)."""
+        if any(k is None for k in node.keys[1:]):
+            raise self.error(node, "**d is supported only as the first entry of a dict display ({**d, 'k': v})")
+        if node.keys and node.keys[0] is None:
+            self.ns.scope.setdefault("set_item", runtime.set_item)
+            current = self.atom(node.values[0])
+            for k, v in zip(node.keys[1:], node.values[1:]):
+                call = gast.Call(func=name("set_item"), args=[current, self.atom(k), self.atom(v)], keywords=[])
+                current = self.atom_of(call, node)
+            if len(node.keys) == 1:  # {**d}: a new dict holding d's items
+                return self.copy_dict(current, node)
+            return current
+        keys = [self.atom(k) for k in node.keys]
+        return gast.Dict(keys=keys, values=[self.atom(v) for v in node.values])
+
+    def copy_dict(self, atom, node):
+        self.ns.scope.setdefault("copy_dict", runtime.copy_dict)
+        return gast.Call(func=name("copy_dict"), args=[atom], keywords=[])
 
     def check_opaque(self, node):
         for n in walk(node):
@@ -504,11 +537,30 @@ class _ANF:
             raise self.error(target, f"cannot assign to {type(target).__name__}")
 
     def write(self, base: str, index, value, stmt):
-        """``base[index] = value``, then every live name sharing ``base``'s memory brought up to date."""
+        """``base[index] = value``, then every live name sharing ``base``'s memory brought up to date.
+        A write into a dict (a string key, or a dict f built) makes a new version of it instead."""
+        if base in self.dicts or isinstance(index, gast.Constant) and isinstance(index.value, str):
+            self.dict_write(base, index, value, stmt)
+            return
         self.check_write(base, stmt)
         target = gast.Subscript(value=name(base), slice=index, ctx=gast.Store())
         self.emit(gast.Assign(targets=[target], value=value, type_comment=None), stmt)
         self.after_write(base, stmt)
+
+    def dict_write(self, base, index, value, stmt):
+        """``d[k] = v`` as ``d = set_item(d, k, v)``: exact when no other name reads ``d``'s dict later."""
+        user = self.user_of.get(base)
+        others = [n for n in self.aliases.shared(base) if n != base and self.live(n)]
+        if user is None or others:
+            other = self.user_of.get(others[0], others[0]) if others else base
+            raise self.error(
+                stmt,
+                f"writing into the dict '{user or base}', which '{other}' also holds (used later): s2sad "
+                "cannot tell which values change; build a new dict instead ({**d, key: value})",
+            )
+        self.ns.scope.setdefault("set_item", runtime.set_item)
+        call = gast.Call(func=name("set_item"), args=[name(base), index, value], keywords=[])
+        self.emit(assign(self.version(user), call), stmt)
 
     def s_Assign(self, node):
         if len(node.targets) == 1:
@@ -659,22 +711,19 @@ class _ANF:
             )
             return
         if call == "enumerate" and builtin is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2:
-            seq = self.atom(it.args[0])
             start = self.atom(it.args[1]) if len(it.args) > 1 else None
             index, item = target.elts
-            if start is None and isinstance(index, gast.Name):
-                self.loop(node, self.len_range(seq), index, [(item, seq, None)])
+            rng, items = self.sequence(it.args[0], item, node)
+            if start is None and isinstance(index, gast.Name) and len(items) == 1 and items[0][2] is None:
+                self.loop(node, rng, index, items)
             else:
                 k = gast.Name(id=self.names.fresh("k"), ctx=gast.Store(), annotation=None, type_comment=None)
-                self.loop(node, self.len_range(seq), k, [(item, seq, None), (index, start or const(0), "offset")])
+                self.loop(node, rng, k, items + [(index, start or const(0), "offset")])
             return
         if call == "zip" and builtin is zip and isinstance(target, gast.Tuple) and len(target.elts) == len(it.args):
-            seqs = [self.atom(a) for a in it.args]
-            n = self.names.temp()
-            self.emit(assign(n, gast.Call(func=name("min"), args=[_len(q) for q in seqs], keywords=[])), node)
+            rng, items = self.sequence(it, target, node)
             k = name(self.names.fresh("k"), gast.Store())
-            rng = gast.Call(func=name("range"), args=[name(n)], keywords=[])
-            self.loop(node, rng, k, [(t, q, None) for t, q in zip(target.elts, seqs)])
+            self.loop(node, rng, k, items)
             return
         if call == "reversed" and builtin is reversed:
             seq = self.atom(it.args[0])
@@ -686,12 +735,12 @@ class _ANF:
             )
             self.loop(node, rng, k, [(target, seq, None)])
             return
-        if (
-            call in ("map", "filter", "iter")
-            or isinstance(it, gast.Call)
-            and isinstance(it.func, gast.Attribute)
-            and it.func.attr in ("items", "keys", "values")
-        ):
+        if self.dict_view(it) is not None or self.iterates_keys(it, node):
+            rng, items = self.sequence(it, target, node)
+            k = name(self.names.fresh("i"), gast.Store())
+            self.loop(node, rng, k, items)
+            return
+        if call in ("map", "filter", "iter"):
             raise self.error(
                 it,
                 f"iterating over {call or it.func.attr + '()'} is not supported; iterate over a list, "
@@ -700,6 +749,71 @@ class _ANF:
         seq = self.atom(it)
         k = name(self.names.fresh("i"), gast.Store())
         self.loop(node, self.len_range(seq), k, [(target, seq, None)])
+
+    def dict_view(self, it):
+        """``d.items()``, ``d.keys()``, ``d.values()`` of a local value: (the dict's atom, which); else None."""
+        if (
+            isinstance(it, gast.Call)
+            and isinstance(it.func, gast.Attribute)
+            and it.func.attr in ("items", "keys", "values")
+            and not it.args
+            and not it.keywords
+            and isinstance(it.func.value, gast.Name)
+            and it.func.value.id in self.ns.locals
+        ):
+            return self.load(it.func.value), it.func.attr
+        return None
+
+    def iterates_keys(self, it, loop) -> bool:
+        """``for k in d`` over a dict: ``d`` is a dict f built, or the loop reads ``d[k]``."""
+        if not isinstance(it, gast.Name) or it.id not in self.ns.locals:
+            return False
+        if self.load(it).id in self.dicts:
+            return True
+        key = loop.target.id if isinstance(loop.target, gast.Name) else None
+        return key is not None and any(
+            isinstance(n, gast.Subscript)
+            and isinstance(n.value, gast.Name)
+            and n.value.id == it.id
+            and isinstance(n.slice, gast.Name)
+            and n.slice.id == key
+            for s in loop.body
+            for n in walk(s)
+        )
+
+    def sequence(self, it, target, node):
+        """What ``for target in it`` binds, as ``range(n)`` and (item target, sequence, how) triples
+        indexed by the loop's counter: zip's sequences side by side (n is the shortest length), a dict's
+        keys (``for k in d``, ``d.keys()``), its items or its values (``d[k]`` for each key)."""
+        call = dotted(it.func) if isinstance(it, gast.Call) else None
+        if (
+            call == "zip"
+            and self.ns.lookup(it.func) is zip
+            and isinstance(target, gast.Tuple)
+            and len(target.elts) == len(it.args)
+            and not it.keywords
+        ):
+            parts = [self.sequence(a, t, node) for t, a in zip(target.elts, it.args)]
+            n = self.names.temp()
+            lengths = [rng.args[0] for rng, _ in parts]
+            self.emit(assign(n, gast.Call(func=name("min"), args=lengths, keywords=[])), node)
+            return gast.Call(func=name("range"), args=[name(n)], keywords=[]), [i for _, items in parts for i in items]
+        view = self.dict_view(it)
+        if view is not None or self.iterates_keys(it, node):
+            d, which = view if view is not None else (self.load(it), "keys")
+            self.ns.scope.setdefault("keys_of", runtime.keys_of)
+            keys = self.atom_of(gast.Call(func=name("keys_of"), args=[d], keywords=[]), node)
+            if which == "keys":
+                items = [(target, keys, None)]
+            elif which == "values":
+                items = [(target, keys, ("value", d))]
+            elif isinstance(target, gast.Tuple) and len(target.elts) == 2:
+                items = [(target.elts[0], keys, None), (target.elts[1], keys, ("value", d))]
+            else:
+                raise self.error(it, "iterate over d.items() as `for key, value in d.items()`")
+            return self.len_range(keys), items
+        seq = self.atom(it)
+        return self.len_range(seq), [(target, seq, None)]
 
     def checkpoint_loop(self, node, it):
         """``for t in s2sad.checkpoint(iterable, every=k)``: the loop over ``iterable``, marked."""
@@ -746,6 +860,9 @@ class _ANF:
                 if how == "offset":
                     value = gast.BinOp(left=name(index.id), op=gast.Add(), right=seq)
                     self.assign_atom(item, self.atom_of(value, node), node)
+                elif how is not None:  # the value of a dict at the key of this iteration
+                    key = self.atom_of(gast.Subscript(value=seq, slice=name(index.id), ctx=gast.Load()), node)
+                    self.assign_value(item, gast.Subscript(value=how[1], slice=key, ctx=gast.Load()), node)
                 else:
                     value = gast.Subscript(value=seq, slice=name(index.id), ctx=gast.Load())
                     self.assign_value(item, value, node)

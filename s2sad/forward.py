@@ -21,7 +21,7 @@ import inspect
 import gast
 
 from . import primitives as P
-from .ir import reads, targets, walk, walk_stmts
+from .ir import copy_tree, reads, targets, walk, walk_stmts
 from .naming import assign, const, name
 from .reverse import _call, _method
 from .rules.registry import ELEMENTWISE, public_name
@@ -101,6 +101,9 @@ class Forward:
             number = isinstance(stmt.value, gast.Constant) and isinstance(stmt.value.value, (int, float))
             (self.numbers.add if number and isinstance(stmt.targets[0], gast.Name) else self.numbers.discard)(o)
         if not any(o in self.active for o in outs):
+            if self.is_pop(stmt.value) and stmt.value.func.value.id in self.live:
+                # the popped value is not used, but the list and its tangent must stay aligned
+                return [stmt, gast.Expr(value=_method(self.tan(stmt.value.func.value.id), "pop"))]
             return [stmt]
         op = P.classify(stmt, self.ns)
         if op.kind == P.SETITEM:
@@ -156,6 +159,17 @@ class Forward:
                 t = self.zero_of(elt.id) if isinstance(elt, gast.Name) else const(0.0)
             elts.append(t)
         value = op.stmt.value
+        if op.fn is not None:  # a NamedTuple or dataclass of tangents; zeros for the fields left to defaults
+            out = op.stmt.targets[0].id
+            given = {k.value: t for k, t in zip(op.keys, elts)}
+            fields = {
+                f: given[f] if f in given else _call("zeros_like", _call("item_of", name(out), const(f)))
+                for f in P.record_fields(op.fn)
+            }
+            keywords = [gast.keyword(arg=f, value=t) for f, t in fields.items()]
+            return gast.Call(func=copy_tree(value.func), args=[], keywords=keywords)
+        if isinstance(value, gast.Dict):
+            return gast.Dict(keys=[copy_tree(k) for k in value.keys], values=elts)
         return (gast.Tuple if isinstance(value, gast.Tuple) else gast.List)(elts=elts, ctx=gast.Load())
 
     @staticmethod

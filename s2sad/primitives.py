@@ -69,6 +69,7 @@ class Op:
     args: list = field(default_factory=list)
     keywords: dict = field(default_factory=dict)
     what: str = ""  # how to name the construct in messages
+    keys: list | None = None  # a dict display's keys (atoms), for BUILD
 
 
 def is_user_function(obj) -> bool:
@@ -111,9 +112,13 @@ def classify(stmt, ns: Namespace) -> Op:
     if isinstance(value, gast.Attribute):
         if value.attr in DATA_ATTRS:
             return Op(NONDIFF, stmt, what=f".{value.attr}")
-        return Op(UNKNOWN, stmt, what=f"attribute .{value.attr}")
+        # p.w of a NamedTuple, dataclass or object: getattr(p, "w"), whose rules read or add one field
+        attr = gast.Constant(value=value.attr, kind=None)
+        return _with_rule(getattr, stmt, [value.value, attr], {}, f"attribute .{value.attr}")
     if isinstance(value, (gast.Tuple, gast.List)):
         return Op(BUILD, stmt, args=list(value.elts), what="tuple" if isinstance(value, gast.Tuple) else "list")
+    if isinstance(value, gast.Dict):
+        return Op(BUILD, stmt, args=list(value.values), keys=list(value.keys), what="dict")
     if isinstance(value, gast.Call):
         return _call(value, stmt, ns)
     if isinstance(value, (gast.Compare, gast.BoolOp)):
@@ -152,6 +157,8 @@ def _call(call, stmt, ns: Namespace) -> Op:
         fn, receiver = method
         ns.methods.append(_class_entry(obj, call.func))
         return Op(CALL, stmt, fn=fn, args=[receiver, *args], keywords=keywords, what=f"{path}()")
+    if is_record_class(obj):
+        return _record(obj, stmt, args, keywords, path)
     return _with_rule(obj, stmt, args, keywords, path)
 
 
@@ -174,6 +181,36 @@ def _class_entry(obj, func):
     cls = owner if isinstance(owner, type) else type(owner)
     home = next(c for c in cls.__mro__ if attr in c.__dict__)
     return home.__dict__, attr, home.__dict__[attr]
+
+
+def is_record_class(obj) -> bool:
+    """A NamedTuple class or a dataclass: calling it builds a container of its fields."""
+    import dataclasses
+
+    return isinstance(obj, type) and (
+        issubclass(obj, tuple) and hasattr(obj, "_fields") or dataclasses.is_dataclass(obj)
+    )
+
+
+def record_fields(cls) -> list[str]:
+    """The fields a NamedTuple or dataclass takes in its constructor, in order."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(cls):
+        return [f.name for f in dataclasses.fields(cls) if f.init]
+    return list(cls._fields)
+
+
+def _record(cls, stmt, args, keywords, what) -> Op:
+    """``Point(x, y=v)``: a BUILD whose keys are the fields given (the others keep their defaults)."""
+    import inspect
+
+    try:
+        bound = inspect.signature(cls).bind(*args, **keywords)
+    except TypeError:
+        return Op(UNKNOWN, stmt, fn=cls, args=args, keywords=keywords, what=what)
+    keys = [gast.Constant(value=k, kind=None) for k in bound.arguments]
+    return Op(BUILD, stmt, fn=cls, args=list(bound.arguments.values()), keys=keys, what=what)
 
 
 def _with_rule(fn, stmt, args, keywords, what) -> Op:

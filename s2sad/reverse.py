@@ -19,6 +19,7 @@ import gast
 
 from . import checkpointing, runtime
 from . import primitives as P
+from .containers import may_be_containers
 from .ir import changed, copy_tree, reads, targets, walk, walk_stmts
 from .naming import assign, const, name
 from .optimize import fold
@@ -79,6 +80,7 @@ class Reverse:
             and isinstance(s.targets[0], gast.Name)
             and isinstance(s.value, (gast.Tuple, gast.List))
         }
+        self.trees = may_be_containers(tree, ns)
         self.sites = _overwrite_sites(tree.body, self.params)
         self.remat, self.remat_before = _rematerializable(tree.body, self.sites, shapes)
         self.remat_copies: list = []  # (recomputation, variable): dropped if the adjoint never reads it
@@ -133,6 +135,10 @@ class Reverse:
             return [assign(b, value)]
         if var in self.sequences:
             return [assign(b, _call("add_seq", name(b), expr))]
+        if var in self.trees:  # an adjoint that may be a container: added part by part
+            self.owned.discard(b)
+            part = expr if sign > 0 else gast.UnaryOp(op=gast.USub(), operand=expr)
+            return [assign(b, _call("tree_add", name(b), part))]
         op = gast.Add() if sign > 0 else gast.Sub()
         if b in self.owned and not self.shapes.is_scalar(name(var)):
             # b holds an array no other name shares: add in place, no new array
@@ -149,10 +155,12 @@ class Reverse:
             self.live.add(b)
             self.owned.add(b)
         elif b not in self.owned:
-            out.append(assign(b, gast.BinOp(left=name(b), op=gast.Add(), right=_call("zeros_like", name(var)))))
+            zeros = _call("zeros_like", name(var))
+            own = _call("tree_add", name(b), zeros) if var in self.trees else gast.BinOp(name(b), gast.Add(), zeros)
+            out.append(assign(b, own))
             self.owned.add(b)
             self.copied.add(b)
-        if _basic_index(index, self.range_vars):
+        if _basic_index(index, self.range_vars) and not _item_index(index):
             target = gast.Subscript(value=name(b), slice=index, ctx=gast.Store())
             out.append(gast.AugAssign(target=target, op=gast.Add(), value=expr))
         else:
@@ -290,7 +298,10 @@ class Reverse:
             code = []
             for i, elt in enumerate(op.args):
                 if self.is_active(elt):
-                    item = gast.Subscript(value=name(bout), slice=const(i), ctx=gast.Load())
+                    key = copy_tree(op.keys[i]) if op.keys is not None else const(i)
+                    item = gast.Subscript(value=name(bout), slice=key, ctx=gast.Load())
+                    if op.fn is not None:  # a NamedTuple or dataclass: its adjoint's field
+                        item = _call("item_of", name(bout), key)
                     code += self.accumulate(elt.id, item, name(out))
         elif op.kind == P.RULE:
             code = self.adjoint_rule(stmt, op, out, bout)
@@ -658,7 +669,8 @@ def _overwrite_sites(body, params) -> set[int]:
     def visit(stmts, loop_names, invariant):
         for s in stmts:
             if isinstance(s, (gast.For, gast.While)):
-                inner = {v for x in walk_stmts([s]) for v in targets(x)}
+                # what the loop assigns, and the lists it appends to (hs[-1] differs at each iteration)
+                inner = {v for x in walk_stmts([s]) for v in targets(x)} | _appended(s.body)
                 if not loop_names:  # outermost loop: what stays the same across all its iterations
                     invariant = _invariants(s, inner, counts)
                 visit(s.body, loop_names | inner, invariant)
@@ -683,6 +695,19 @@ def _overwrite_sites(body, params) -> set[int]:
 
     visit(body, set(), set())
     return sites
+
+
+def _appended(body) -> set[str]:
+    """Lists that ``lst.append(v)`` statements in ``body`` grow."""
+    return {
+        x.value.func.value.id
+        for x in walk_stmts(body)
+        if isinstance(x, gast.Expr)
+        and isinstance(x.value, gast.Call)
+        and isinstance(x.value.func, gast.Attribute)
+        and x.value.func.attr == "append"
+        and isinstance(x.value.func.value, gast.Name)
+    }
 
 
 def _invariants(loop, assigned, counts) -> set[str]:
@@ -845,6 +870,12 @@ def _basic_index(index, range_vars) -> bool:
             continue
         return False
     return True
+
+
+def _item_index(index) -> bool:
+    """An index that may select an item of a list, tuple or dict (a position or a key), not only of
+    an array: its adjoint goes through ``add_at``, which also accumulates into containers."""
+    return isinstance(index, gast.Name) or isinstance(index, gast.Constant) and isinstance(index.value, (int, str))
 
 
 def _index_value(index):

@@ -28,6 +28,14 @@ def _call_args(signature: gast.arguments) -> str:
     return ", ".join([a.id for a in required] + [f"{a.id}={a.id}" for a in named])
 
 
+def _copied_args(signature: gast.arguments) -> str:
+    """As ``_call_args``, each argument a private copy: the user's function may write into its
+    arguments, and a derivative call never changes the caller's data."""
+    required = signature.args[: len(signature.args) - len(signature.defaults)]
+    named = signature.args[len(required) :] + signature.kwonlyargs
+    return ", ".join([f"copy_input({a.id})" for a in required] + [f"{a.id}=copy_input({a.id})" for a in named])
+
+
 def _free(base: str, signature: gast.arguments) -> str:
     taken = {a.id for a in signature.args + signature.kwonlyargs}
     while base in taken:
@@ -36,7 +44,8 @@ def _free(base: str, signature: gast.arguments) -> str:
 
 
 def jacobian_forward(fname, jvp, sig, wrt, tangents, many):
-    """One JVP per element of each ``wrt`` argument: the Jacobian column by column."""
+    """One JVP per number of each ``wrt`` argument: the Jacobian column by column (containers give
+    the nested layout of ``jacobian_of_columns``)."""
     args = _call_args(sig)
     cols, e, out, dout = (_free(n, sig) for n in ("columns", "e", "out", "dout"))
     lines = [f"def {fname}(ARGS):"]
@@ -46,10 +55,10 @@ def jacobian_forward(fname, jvp, sig, wrt, tangents, many):
         jw = _free(f"j{w}", sig)
         lines += [
             f"    {cols} = []",
-            f"    for {e} in np.eye(np.size({w})):",
-            f"        {out}, {dout} = {jvp}({args}, {t}={e}.reshape(np.shape({w})){others})",
+            f"    for {e} in unit_tangents({w}):",
+            f"        {out}, {dout} = {jvp}({args}, {t}={e}{others})",
             f"        {cols}.append({dout})",
-            f"    {jw} = np.moveaxis(np.array({cols}), 0, -1).reshape(np.shape({out}) + np.shape({w}))",
+            f"    {jw} = jacobian_of_columns({cols}, {out}, {w})",
         ]
         results.append(jw)
     lines.append(f"    return {', '.join(results) if many else results[0]}")
@@ -57,36 +66,30 @@ def jacobian_forward(fname, jvp, sig, wrt, tangents, many):
 
 
 def jacobian_reverse(fname, primal, vjp, sig, wrt, many):
-    """One VJP per element of the output: the Jacobian row by row."""
+    """One VJP per number of the output: the Jacobian row by row."""
     args = _call_args(sig)
-    rows, e, out, row = (_free(n, sig) for n in ("rows", "e", "out", "row"))
+    rows, e, out = (_free(n, sig) for n in ("rows", "e", "out"))
     lines = [
         f"def {fname}(ARGS):",
-        f"    {out} = {primal}({args})",
+        f"    {out} = {primal}({_copied_args(sig)})",
         f"    {rows} = []",
-        f"    for {e} in np.eye(np.size({out})):",
-        f"        {rows}.append({vjp}({args}, {e}.reshape(np.shape({out}))))",
+        f"    for {e} in unit_tangents({out}):",
+        f"        {rows}.append({vjp}({args}, {e}))",
     ]
     if many:
-        results = []
-        for k, w in enumerate(wrt):
-            jw = _free(f"j{w}", sig)
-            stacked = f"np.array([{row}[{k}] for {row} in {rows}])"
-            lines.append(f"    {jw} = {stacked}.reshape(np.shape({out}) + np.shape({w}))")
-            results.append(jw)
-        lines.append(f"    return {', '.join(results)}")
+        lines.append(f"    return jacobian_of_rows({rows}, {out}, ({', '.join(wrt)},))")
     else:
-        lines.append(f"    return np.array({rows}).reshape(np.shape({out}) + np.shape({wrt[0]}))")
+        lines.append(f"    return jacobian_of_rows({rows}, {out}, {wrt[0]})")
     return _parse("\n".join(lines) + "\n", sig)
 
 
 def jacobian_auto(fname, primal, forward, reverse, sig, wrt):
     """Forward mode when the inputs are fewer than the outputs, reverse mode otherwise."""
     args = _call_args(sig)
-    size = " + ".join(f"np.size({w})" for w in wrt)
+    size = " + ".join(f"tree_size({w})" for w in wrt)
     text = (
         f"def {fname}(ARGS):\n"
-        f"    if {size} <= np.size({primal}({args})):\n"
+        f"    if {size} <= tree_size({primal}({_copied_args(sig)})):\n"
         f"        return {forward}({args})\n"
         f"    return {reverse}({args})\n"
     )

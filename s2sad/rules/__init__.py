@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401
     arithmetic,
+    containers,
     fft,
     linalg,
     math_rules,

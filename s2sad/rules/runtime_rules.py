@@ -8,8 +8,10 @@ from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
     add_seq,
     broadcast_like,
+    item_of,
     own,
     scatter,
+    tree_add,
     unbroadcast,
     unconcatenate,
     undot_x,
@@ -138,13 +140,13 @@ def unsum_items(z, g, items):
 # z = add_at(g, index, v) is g with v added at index (g is written in place and returned)
 @forward_rule(runtime.add_at, name="s2sad.runtime.add_at")
 def add_at(z, g, index, v):
-    dz = dg + scatter(dv, g, index)
+    dz = tree_add(dg, scatter(dv, g, index))
 
 
 @reverse_rule(runtime.add_at, name="s2sad.runtime.add_at")
 def add_at(z, g, index, v):
     bg += bz
-    bv += unbroadcast(bz[index], v)
+    bv += unbroadcast(item_of(bz, index), v)
 
 
 @forward_rule(runtime.scatter, name="s2sad.runtime.scatter")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .trees import add_item, is_tree, tree_add, tree_astype, tree_zeros
+
 __all__ = [
     "broadcast_like",
     "unbroadcast",
@@ -110,8 +112,12 @@ def zeros_like(x):
         return 0.0
     if isinstance(x, complex):
         return 0j
-    if isinstance(x, (list, tuple)):
+    if isinstance(x, list) or type(x) is tuple:
         return [_zeros_item(v) for v in x]
+    if is_tree(x):  # a dict, NamedTuple or dataclass: zeros of its structure
+        return tree_zeros(x, _zeros_item)
+    if isinstance(x, (str, bytes)) or callable(x):
+        return None  # a part of a container that is not a number: no derivative
     x = np.asarray(x)
     return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
 
@@ -128,8 +134,10 @@ def astype_of(g, x):
         if dtype.kind != "c" and np.iscomplexobj(g):
             g = np.real(g)
         return np.asarray(g, dtype=dtype)
+    if is_tree(x):  # a container: its structure and type, each part typed like the argument's
+        return tree_astype(g, x, astype_of)
     if isinstance(x, bool) or not isinstance(x, (int, float, complex, np.generic)):
-        return g  # containers, None: their parts were typed already
+        return g  # None, strings: no derivative
     if isinstance(x, complex) or (isinstance(x, np.generic) and np.iscomplexobj(x)):
         return type(x)(g) if isinstance(x, np.generic) else complex(g)
     g = np.real(g)
@@ -141,7 +149,7 @@ def astype_of(g, x):
 def _zeros_item(v):
     """The zero adjoint of an item of a list: a nested list of numbers gets an array, so that
     ``bx[i] += g`` adds into it instead of extending a list."""
-    if isinstance(v, (list, tuple)):
+    if isinstance(v, (list, tuple)) and all(isinstance(e, (int, float, list, tuple)) for e in v):
         try:
             return np.zeros(np.shape(v))
         except ValueError:  # ragged
@@ -161,9 +169,16 @@ def expect_scalar(value, function):
 def add_at(g, index, v):
     """``g[index] += v`` where repeated indices accumulate (fancy indexing) and ``g`` is owned (a real
     ``g`` belongs to a real value: it takes the real part of ``v``); returns ``g`` (generated code
-    writes ``bx = add_at(bx, i, v)``, so differentiating it again sees a value)."""
+    writes ``bx = add_at(bx, i, v)``, so differentiating it again sees a value).  A container ``g``
+    (the adjoint of a list, dict, NamedTuple or dataclass) is not written into: a copy with ``v`` added
+    at ``index`` (a key, a position or a field's name) is returned."""
     if type(g) is np.ndarray:
+        if type(index) is int:
+            g[index] += _real_for(v, g)
+            return g
         v = _real_for(v, g)
+    elif is_tree(g):
+        return add_item(g, index, v)
     if _is_basic(index):
         g[index] += v
     else:
@@ -174,6 +189,8 @@ def add_at(g, index, v):
 def scatter(v, like, index):
     """Zeros shaped like ``like`` with ``v`` added at ``index`` (repeated indices add up): ``add_at``
     without writing into anything, for the tangent of ``add_at``."""
+    if is_tree(like):
+        return add_item(zeros_like(like), index, v)
     v = np.asarray(v)
     out = np.zeros(_shape(like), dtype=np.result_type(v.dtype, float))
     np.add.at(out, index, v)
@@ -324,7 +341,7 @@ def add_seq(a, b):
         return list(b)
     if not isinstance(b, (list, tuple)):
         return list(a)
-    return [p + q for p, q in zip(a, b)]
+    return [tree_add(p, q) for p, q in zip(a, b)]
 
 
 def copy_input(x):
@@ -334,6 +351,8 @@ def copy_input(x):
         return x.copy()
     if isinstance(x, list):
         return [copy_input(v) for v in x]
+    if isinstance(x, dict):
+        return {k: copy_input(v) for k, v in x.items()}
     return x
 
 
@@ -389,4 +408,6 @@ def own(g):
     adjoints copied item by item into a list (its items may have different shapes)."""
     if isinstance(g, (list, tuple)):
         return [own(v) for v in g]
+    if is_tree(g):
+        return g  # containers are never written into (add_at copies them)
     return np.array(g)

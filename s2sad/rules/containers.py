@@ -1,0 +1,93 @@
+"""Rules for containers (pytrees): attribute reads of NamedTuples and dataclasses (``getattr``), and
+the runtime helpers generated code uses for dicts, lists and tuples (``set_item``, ``item_of``,
+``tree_add``, ``copy_dict``).  An adjoint or tangent of a container has the container's structure."""
+
+import numpy as np  # noqa: F401
+
+from .. import runtime
+from ..runtime import (  # noqa: F401  (names used in templates)
+    copy_dict,
+    item_of,
+    set_item,
+    set_tangent,
+    tree_add,
+    unset_item,
+    zeros_like,
+)
+from .registry import forward_rule, nondifferentiable, reverse_rule
+
+nondifferentiable(runtime.keys_of, name="s2sad.runtime.keys_of")
+
+
+@reverse_rule(getattr)
+def getattr_(y, o, name):
+    bo[name] += by
+
+
+@forward_rule(getattr)
+def getattr_(y, o, name):
+    dy = getattr(do, name)
+
+
+@reverse_rule(runtime.item_of, name="s2sad.runtime.item_of")
+def item_of_(y, g, index):
+    bg[index] += by
+
+
+@forward_rule(runtime.item_of, name="s2sad.runtime.item_of")
+def item_of_(y, g, index):
+    dy = item_of(dg, index)
+
+
+# z = set_item(g, index, v): g (a dict, list or tuple) with v at index
+@reverse_rule(runtime.set_item, name="s2sad.runtime.set_item")
+def set_item_(z, g, index, v):
+    bg += unset_item(bz, index, g)
+    bv += item_of(bz, index)
+
+
+@forward_rule(runtime.set_item, name="s2sad.runtime.set_item")
+def set_item_(z, g, index, v):
+    dz = set_tangent(dg, index, dv, z)
+
+
+@reverse_rule(runtime.set_tangent, name="s2sad.runtime.set_tangent")
+def set_tangent_(z, dg, index, dv, like):
+    bdg += set_item(bz, index, zeros_like(item_of(like, index)))
+    bdv += item_of(bz, index)
+
+
+@forward_rule(runtime.set_tangent, name="s2sad.runtime.set_tangent")
+def set_tangent_(z, dg, index, dv, like):
+    dz = set_tangent(ddg, index, ddv, like)
+
+
+@forward_rule(runtime.unset_item, name="s2sad.runtime.unset_item")
+def unset_item_(z, g, index, like):
+    dz = unset_item(dg, index, like)
+
+
+@reverse_rule(runtime.tree_add, name="s2sad.runtime.tree_add")
+def tree_add_(z, a, b):
+    ba += bz
+    bb += bz
+
+
+@forward_rule(runtime.tree_add, name="s2sad.runtime.tree_add")
+def tree_add_(z, a, b):
+    dz = tree_add(da, db)
+
+
+@reverse_rule(runtime.copy_dict, name="s2sad.runtime.copy_dict")
+def copy_dict_(z, d):
+    bd += bz
+
+
+@forward_rule(runtime.copy_dict, name="s2sad.runtime.copy_dict")
+def copy_dict_(z, d):
+    dz = copy_dict(dd)
+
+
+@reverse_rule(runtime.unset_item, name="s2sad.runtime.unset_item")
+def unset_item_(z, g, index, like):
+    bg += set_item(bz, index, zeros_like(item_of(g, index)))

@@ -1,0 +1,254 @@
+"""Runtime helpers for containers (pytrees): dicts, lists, tuples, NamedTuples and dataclasses whose
+leaves are numbers and arrays (see s2sad/runtime/__init__.py).
+
+An adjoint or tangent of a container is a container of the same structure.  Generated code never
+writes into a container it did not make: ``add_item`` and ``set_item`` return a new container.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+
+__all__ = [
+    "is_tree",
+    "tree_add",
+    "add_item",
+    "set_item",
+    "set_tangent",
+    "unset_item",
+    "item_of",
+    "keys_of",
+    "copy_dict",
+    "tree_zeros",
+    "tree_astype",
+    "tree_size",
+    "unit_tangents",
+    "jacobian_of_columns",
+    "jacobian_of_rows",
+]
+
+
+def is_tree(x) -> bool:
+    """Whether ``x`` is a container s2sad differentiates through (not an array, not a number)."""
+    return isinstance(x, (dict, list, tuple)) or (dataclasses.is_dataclass(x) and not isinstance(x, type))
+
+
+def _fields(x):
+    """The differentiable parts of a dataclass instance, by name."""
+    return [f.name for f in dataclasses.fields(x)]
+
+
+def _rebuilt(x, items):
+    """A container of ``x``'s type holding ``items`` (a dict by key for dicts and dataclasses, else a list)."""
+    if isinstance(x, dict):
+        return type(x)(items) if type(x) is not dict else items
+    if isinstance(x, tuple):
+        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+    if isinstance(x, list):
+        return items
+    new = copy.copy(x)  # a dataclass: fields set without running __init__ (frozen ones too)
+    for k, v in items.items():
+        object.__setattr__(new, k, v)
+    return new
+
+
+def _items(x):
+    if isinstance(x, dict):
+        return x
+    if isinstance(x, (list, tuple)):
+        return x
+    return {k: getattr(x, k) for k in _fields(x)}
+
+
+def tree_map(fn, x, *rest):
+    """``fn`` applied leaf by leaf to containers of one structure, giving that structure."""
+    items = _items(x)
+    others = [_items(r) for r in rest]
+    if isinstance(items, dict):
+        return _rebuilt(x, {k: fn(v, *(o[k] for o in others)) for k, v in items.items()})
+    return _rebuilt(x, [fn(v, *(o[i] for o in others)) for i, v in enumerate(items)])
+
+
+def tree_zeros(x, leaf):
+    """Zeros with ``x``'s structure, ``leaf(v)`` for each leaf."""
+    return tree_map(lambda v: tree_zeros(v, leaf) if is_tree(v) else leaf(v), x)
+
+
+def _is_zero_number(a) -> bool:
+    return isinstance(a, (int, float, complex)) and not isinstance(a, bool) and a == 0
+
+
+def tree_add(a, b):
+    """``a + b`` for adjoints or tangents that may be containers (added leaf by leaf); a number 0 (a
+    zero written by generated code) added to a container gives the container."""
+    if is_tree(a):
+        if is_tree(b):
+            if isinstance(a, (list, tuple)) and not isinstance(b, (list, tuple)):
+                return tree_add(b, a)
+            return tree_map(tree_add, a, b)
+        if _is_zero_number(b) or b is None:
+            return a
+        return np.add(a, b)  # a nested list of numbers and its array adjoint
+    if is_tree(b):
+        return tree_add(b, a)
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def item_of(g, index):
+    """``g[index]``, where a string index of a NamedTuple or dataclass names a field."""
+    if isinstance(index, str) and not isinstance(g, dict):
+        return getattr(g, index)
+    return g[index]
+
+
+def set_item(g, index, v):
+    """A copy of the container ``g`` with ``v`` at ``index`` (a key, a position, or a field's name)."""
+    if isinstance(g, dict):
+        out = type(g)(g) if type(g) is not dict else dict(g)
+        out[index] = v
+        return out
+    if isinstance(g, (list, tuple)):
+        if isinstance(index, str):
+            index = g._fields.index(index)
+        items = list(g)
+        items[index] = v
+        return items if isinstance(g, list) else _rebuilt(g, items)
+    if dataclasses.is_dataclass(g):
+        return _rebuilt(g, {index: v})
+    raise TypeError(f"s2sad: cannot set item {index!r} of a {type(g).__name__}")
+
+
+def add_item(g, index, v):
+    """A copy of the container ``g`` with ``v`` added at ``index``."""
+    return set_item(g, index, tree_add(item_of(g, index), v))
+
+
+def set_tangent(dg, index, dv, like):
+    """The tangent of ``set_item(g, index, v)`` (``like``): ``dg`` with ``dv`` at ``index``, where a
+    number 0 for either stands for zeros of that part's structure."""
+    from .core import zeros_like
+
+    if _is_zero_number(dg):
+        dg = zeros_like(like)
+    if _is_zero_number(dv):
+        dv = zeros_like(item_of(like, index))
+    return set_item(dg, index, dv)
+
+
+def unset_item(g, index, like):
+    """The adjoint of the container ``like`` in ``z = set_item(like, index, v)`` from ``z``'s adjoint ``g``:
+    ``g`` without what ``v`` replaced (zeros at ``index``, or no ``index`` if ``like`` had none)."""
+    from .core import zeros_like
+
+    if isinstance(like, dict) and index not in like:
+        out = dict(g)
+        del out[index]
+        return out
+    return set_item(g, index, zeros_like(item_of(like, index)))
+
+
+def copy_dict(d):
+    """A new dict holding ``d``'s items (``{**d}``)."""
+    return dict(d)
+
+
+def keys_of(d):
+    """The keys of a dict, as a list (what ``for k in d``, ``d.items()``, ``d.keys()`` iterate over)."""
+    return list(d)
+
+
+def tree_astype(g, x, astype_of):
+    """The derivative ``g`` with the structure and leaf types of the argument ``x``."""
+    if isinstance(x, (list, tuple)) and not is_tree(g):
+        g = list(g)  # an array adjoint of a nested list of numbers: split along its first axis
+    return tree_map(lambda xv, gv: astype_of(gv, xv), x, g)
+
+
+def tree_leaves(x) -> list:
+    """The numbers and arrays of ``x``, in order (``x`` itself when it is not a container)."""
+    if not is_tree(x):
+        return [x]
+    items = _items(x)
+    return [leaf for v in (items.values() if isinstance(items, dict) else items) for leaf in tree_leaves(v)]
+
+
+def tree_unflatten(x, leaves):
+    """``x``'s structure holding ``leaves`` (in ``tree_leaves`` order)."""
+    it = iter(leaves)
+
+    def rebuild(v):
+        return tree_map(rebuild, v) if is_tree(v) else next(it)
+
+    return rebuild(x)
+
+
+def tree_size(x) -> int:
+    """How many numbers ``x`` holds."""
+    return sum(int(np.size(leaf)) for leaf in tree_leaves(x))
+
+
+def unit_tangents(x):
+    """One tangent per number of ``x``, with ``x``'s structure: 1 there, 0 elsewhere (the columns of
+    the identity, shaped like ``x``)."""
+    if not is_tree(x):
+        shape = np.shape(x)
+        return [e.reshape(shape) for e in np.eye(np.size(x))]
+    leaves = tree_leaves(x)
+    out = []
+    for k, leaf in enumerate(leaves):
+        for e in unit_tangents(leaf):
+            parts = [np.zeros(np.shape(v)) for v in leaves]
+            parts[k] = e
+            out.append(tree_unflatten(x, parts))
+    return out
+
+
+def _split(_, x):
+    """The sizes of ``x``'s leaves as consecutive ranges."""
+    bounds, start = [], 0
+    for leaf in tree_leaves(x):
+        bounds.append((start, start + int(np.size(leaf))))
+        start += int(np.size(leaf))
+    return bounds
+
+
+def jacobian_of_columns(columns, out, x):
+    """The Jacobian from one tangent of ``out`` per number of ``x`` (``unit_tangents`` order), shaped
+    ``out_leaf.shape + x_leaf.shape`` for each pair of leaves, nested as ``out``'s structure holding
+    ``x``'s structure (JAX's layout); a plain array ``out.shape + x.shape`` for arrays."""
+    if not is_tree(out) and not is_tree(x):
+        return np.moveaxis(np.array(columns), 0, -1).reshape(np.shape(out) + np.shape(x))
+    x_leaves, out_leaves = tree_leaves(x), tree_leaves(out)
+    flat = [tree_leaves(c) for c in columns]
+    blocks = []
+    for i, o in enumerate(out_leaves):
+        row = []
+        for (a, b), leaf in zip(_split(len(x_leaves), x), x_leaves):
+            part = np.array([flat[c][i] for c in range(a, b)]).reshape((b - a,) + np.shape(o))
+            row.append(np.moveaxis(part, 0, -1).reshape(np.shape(o) + np.shape(leaf)))
+        blocks.append(tree_unflatten(x, row))
+    return tree_unflatten(out, blocks)
+
+
+def jacobian_of_rows(rows, out, x):
+    """The Jacobian from one cotangent of ``x`` per number of ``out`` (``unit_tangents`` order); laid
+    out as ``jacobian_of_columns``."""
+    if not is_tree(out) and not is_tree(x):
+        return np.array(rows).reshape(np.shape(out) + np.shape(x))
+    x_leaves, out_leaves = tree_leaves(x), tree_leaves(out)
+    flat = [tree_leaves(r) for r in rows]
+    blocks = []
+    for (a, b), o in zip(_split(len(out_leaves), out), out_leaves):
+        row = []
+        for k, leaf in enumerate(x_leaves):
+            part = np.array([flat[r][k] for r in range(a, b)])
+            row.append(part.reshape(np.shape(o) + np.shape(leaf)))
+        blocks.append(tree_unflatten(x, row))
+    return tree_unflatten(out, blocks)
