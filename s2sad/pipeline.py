@@ -16,6 +16,7 @@ import gast
 from . import codegen
 from .activity import activity
 from .anf import anf
+from .desugar import desugar
 from .ir import targets, walk, walk_stmts
 from .optimize import optimize
 from .parse import parse_function
@@ -46,6 +47,7 @@ class Generated:
 def prepare(fn) -> Prepared:
     parsed = parse_function(fn)
     ns = resolve(parsed)
+    parsed.tree = desugar(parsed.tree, ns, parsed.loc)
     tree, names = anf(parsed.tree, ns, parsed.loc)
     primal_cse(tree)
     return Prepared(parsed.fn, parsed, ns, tree, names)
