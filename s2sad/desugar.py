@@ -114,6 +114,8 @@ class _Desugar:
             if isinstance(s, (gast.Assign, gast.AnnAssign, gast.AugAssign, gast.Expr, gast.Return))
             else (getattr(s, "test", None) or getattr(s, "iter", None))
         )
+        if _builds_list(s):  # ys = [...]: the loop appends to ys itself
+            return self.comprehension(s.value, [], s, into=s.targets[0].id)
         if isinstance(s, (gast.Assign, gast.AnnAssign, gast.AugAssign, gast.Expr, gast.Return)):
             if s.value is not None:
                 s.value = self.expr(s.value, pre, s)
@@ -350,9 +352,9 @@ class _Desugar:
         pre.append(_located(gast.Assign(targets=[target], value=seq, type_comment=None), stmt))
         return [name(i) for i in items]
 
-    def comprehension(self, node, pre, stmt):
-        """``[elt for ... if ...]`` as loops appending to a fresh list, run before ``stmt``."""
-        result = self.fresh("items")
+    def comprehension(self, node, pre, stmt, into=None):
+        """``[elt for ... if ...]`` as loops appending to a fresh list (or ``into``), run before ``stmt``."""
+        result = into or self.fresh("items")
         pre.append(_located(assign(result, gast.List(elts=[], ctx=gast.Load())), stmt))
         renames: dict[str, str] = {}
         loops = []
@@ -380,13 +382,24 @@ class _Desugar:
         root = self.root
         pre.extend(self.block(body))  # the loops' own comprehensions and walruses
         self.root = root
-        return name(result)
+        return pre if into else name(result)
 
 
 def _is_local_value(node, ns) -> bool:
     """Not a module or global object (``np.random``): a value the function computes."""
     path = dotted(node)
     return path is None or path.split(".")[0] in ns.locals
+
+
+def _builds_list(s) -> bool:
+    """``ys = [... for ...]`` where the comprehension does not read ``ys``."""
+    return (
+        isinstance(s, gast.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0], gast.Name)
+        and isinstance(s.value, gast.ListComp)
+        and s.targets[0].id not in {n.id for n in walk(s.value) if isinstance(n, gast.Name)}
+    )
 
 
 def _item(seq, index):
