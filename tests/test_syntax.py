@@ -77,9 +77,17 @@ def comprehension_over_zip(x):
     return sum([a * b for a, b in zip(x, x[::-1])])
 
 
+def comprehension_inside_a_loop(x):
+    s = 0.5
+    for _ in range(3):
+        s = s + sum([v * s + np.sin(v) for v in x])  # a new list at every iteration
+    return s
+
+
 @pytest.mark.parametrize(
     "f",
     [
+        comprehension_inside_a_loop,
         list_comprehension,
         nested_comprehension,
         generator_in_sum,
