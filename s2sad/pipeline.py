@@ -17,6 +17,7 @@ from . import codegen
 from .activity import activity
 from .anf import anf
 from .callables import base_name
+from .desugar import desugar
 from .ir import targets, walk, walk_stmts
 from .optimize import optimize
 from .parse import parse_function
@@ -48,6 +49,7 @@ class Generated:
 def prepare(fn) -> Prepared:
     parsed = parse_function(fn)
     ns = resolve(parsed)
+    parsed.tree = desugar(parsed.tree, ns, parsed.loc)
     tree, names = anf(parsed.tree, ns, parsed.loc)
     primal_cse(tree)
     return Prepared(parsed.fn, parsed, ns, tree, names)

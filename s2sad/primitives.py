@@ -6,8 +6,10 @@ as atoms.  The passes switch on ``Op.kind``, never on a particular primitive.
 
 from __future__ import annotations
 
+import logging
 import operator
 import types
+import warnings
 from dataclasses import dataclass, field
 
 import gast
@@ -150,6 +152,8 @@ def _call(call, stmt, ns: Namespace) -> Op:
         else:
             what = f"{path}()" if path else "a call of a computed function"
         return Op(UNKNOWN, stmt, args=args, keywords=keywords, what=what)
+    if is_output(obj):
+        return Op(NONDIFF, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()")
     if is_user_function(obj):
         return Op(CALL, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()")
     method = _user_method(obj, call.func)
@@ -216,7 +220,7 @@ def _record(cls, stmt, args, keywords, what) -> Op:
 def _with_rule(fn, stmt, args, keywords, what) -> Op:
     rule = lookup(fn)
     if rule is None:
-        if isinstance(fn, type) and issubclass(fn, (int, bool, range)) or fn in _NONDIFF_BUILTINS:
+        if isinstance(fn, type) and issubclass(fn, (int, bool, range)) or fn in _NONDIFF_BUILTINS or is_output(fn):
             return Op(NONDIFF, stmt, fn=fn, args=args, keywords=keywords, what=what)
         return Op(UNKNOWN, stmt, fn=fn, args=args, keywords=keywords, what=what)
     kind = RULE if rule.differentiable else NONDIFF
@@ -224,6 +228,17 @@ def _with_rule(fn, stmt, args, keywords, what) -> Op:
 
 
 _NONDIFF_BUILTINS = {len, range, isinstance, print, type, id, hash, enumerate, zip, np.shape, np.ndim, np.size}
+_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
+
+
+def is_output(fn) -> bool:
+    """``print``, ``logging`` calls (module functions and logger methods) and ``warnings.warn``: kept
+    where they run, never differentiated."""
+    if fn is print or fn is warnings.warn:
+        return True
+    if isinstance(getattr(fn, "__self__", None), (logging.Logger, logging.LoggerAdapter)):
+        return getattr(fn, "__name__", "") in _LOG_METHODS
+    return getattr(fn, "__module__", None) == "logging" and getattr(fn, "__name__", "") in _LOG_METHODS
 
 
 def discarded_call_problem(stmt, ns: Namespace, active) -> str | None:

@@ -403,7 +403,10 @@ class Reverse:
             else:
                 parts.append(_call("zeros_like", name(o)))
             self.live.discard(self.adj(o))
-        code += self.accumulate(src.id, gast.Tuple(elts=parts, ctx=gast.Load()), name(outs[0]))
+        parts = gast.Tuple(elts=parts, ctx=gast.Load())
+        if src.id not in self.sequences:  # an array's rows, or a tuple a call returned: known at run time
+            parts = _call("unpacked_adjoint", parts, src)
+        code += self.accumulate(src.id, parts, name(outs[0]))
         return code
 
     def adjoint_rule(self, stmt, op, out, bout):
@@ -713,12 +716,22 @@ def _appended(body) -> set[str]:
 def _invariants(loop, assigned, counts) -> set[str]:
     """Names a loop assigns once, from values that do not change while it runs."""
     candidates = {}
+    # a list filled by the loop (r = [] then r.append(v)) is a new list at every iteration
+    filled = {
+        n.func.value.id
+        for n in walk(loop)
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
+    }
     for s in walk_stmts(loop.body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             v = s.targets[0].id
-            if counts.get(v) == 1 and not any(
-                isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append")
-                for n in walk(s.value)
+            if (
+                counts.get(v) == 1
+                and v not in filled
+                and not any(
+                    isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append")
+                    for n in walk(s.value)
+                )
             ):
                 candidates[v] = reads(s.value)
     invariant = set()
@@ -924,6 +937,8 @@ def reverse(
     keep = {id(p) for p, var in rev.pops if var in needed}
     adjoint = _drop(adjoint, {id(p) for p, _ in rev.pops} - keep)
     primal = rev.primal_block(tree.body[:-1], needed)
+    if mode == "vjp_kw":  # a callee's VJP: its caller ran the primal, prints and logs included
+        primal = _drop(primal, {id(s) for s in walk_stmts(primal) if _is_output_call(s, ns)})
     primal, carried = checkpointing.apply(rev, primal, adjoint)
     stacks = [assign(rev.stacks[v], gast.List(elts=[], ctx=gast.Load())) for v in sorted(rev.stacks) if v in needed]
     for info in rev.loops.values():
@@ -948,6 +963,11 @@ def reverse(
         name=fname, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
     )
     return gast.copy_location(fn, tree), bout
+
+
+def _is_output_call(stmt, ns) -> bool:
+    """``print(...)``, ``logging.info(...)``: a call statement whose only effect is output."""
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and P.is_output(ns.lookup(stmt.value.func))
 
 
 def _written_in_place(stmts, var) -> bool:

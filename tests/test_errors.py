@@ -81,8 +81,8 @@ def starred(x, args):
     return np.sum(np.maximum(*args) * x)
 
 
-def list_comprehension(x):
-    return sum([v * v for v in x])
+def set_comprehension(x):  # list comprehensions are differentiated (tests/test_syntax.py)
+    return sum({v * v for v in x})
 
 
 def no_return(x):
@@ -100,7 +100,7 @@ CASES = [
     (method_mutation, "method .sort()"),
     (with_block, "with blocks"),
     (starred, "*args"),
-    (list_comprehension, "list comprehension"),
+    (set_comprehension, "set comprehension"),
     (no_return, "must return"),
 ]
 

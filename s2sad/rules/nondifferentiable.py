@@ -12,6 +12,7 @@ import operator
 
 import numpy as np
 
+from .. import runtime
 from .registry import nondifferentiable
 
 
@@ -35,6 +36,9 @@ nondifferentiable(np.any, np.all, np.count_nonzero)
 # ---- integer results: positions and sizes --------------------------------------------------
 nondifferentiable(np.argmax, np.argmin, np.argsort, np.argpartition, np.nonzero, np.flatnonzero)
 nondifferentiable(np.argwhere, np.searchsorted, np.shape, np.size, np.ndim)
+# which item the builtins max(...) and min(...) return (desugar indexes with it)
+nondifferentiable(runtime.index_of_max, name="s2sad.runtime.index_of_max")
+nondifferentiable(runtime.index_of_min, name="s2sad.runtime.index_of_min")
 
 # ---- constants -------------------------------------------------------------------------------
 nondifferentiable(np.zeros_like, np.ones_like, np.empty_like)

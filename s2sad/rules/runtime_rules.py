@@ -22,6 +22,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     unmatmul_x,
     unmatmul_y,
     unnorm,
+    unpacked_adjoint,
     unreduce,
     unsqueeze,
     unstack,
@@ -268,3 +269,13 @@ def add_seq(z, a, b):
 def add_seq(z, a, b):
     ba += bz
     bb += bz
+
+
+@forward_rule(runtime.unpacked_adjoint, name="s2sad.runtime.unpacked_adjoint")
+def unpacked_adjoint(z, parts, x):
+    dz = unpacked_adjoint(dparts, x)
+
+
+@reverse_rule(runtime.unpacked_adjoint, name="s2sad.runtime.unpacked_adjoint")
+def unpacked_adjoint(z, parts, x):
+    bparts += unpacked_adjoint(bz, parts)

@@ -14,7 +14,10 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     broadcast_like,
     is_inexact,
     match_complex,
+    ndarray_item,
+    ndarray_tolist,
     rollaxis_axes,
+    scatter,
     spread_weights,
     unarray,
     unbroadcast,
@@ -516,6 +519,39 @@ def to_float(y, x=0.0):
 @forward_rule(builtins.float)
 def to_float(y, x=0.0):
     dy = float(dx)
+
+
+@reverse_rule(runtime.ndarray_item, name="numpy.ndarray.item")
+def ndarray_item(y, x):
+    """``x.item()`` of a one-element array (desugar spells the method as this call)."""
+    bx += np.reshape(by, np.shape(x))
+
+
+@reverse_rule(runtime.ndarray_item, name="numpy.ndarray.item")
+def ndarray_item(y, x, index):
+    """``x.item(k)``: the element at flat position ``k``."""
+    bx += scatter(by, x, np.unravel_index(index, np.shape(x)))
+
+
+@forward_rule(runtime.ndarray_item, name="numpy.ndarray.item")
+def ndarray_item(y, x):
+    dy = ndarray_item(dx)
+
+
+@forward_rule(runtime.ndarray_item, name="numpy.ndarray.item")
+def ndarray_item(y, x, index):
+    dy = ndarray_item(dx, index)
+
+
+@reverse_rule(runtime.ndarray_tolist, name="numpy.ndarray.tolist")
+def ndarray_tolist(y, x):
+    """``x.tolist()``: the nested list's adjoint back into ``x``'s shape."""
+    bx += np.reshape(np.array(by), np.shape(x))
+
+
+@forward_rule(runtime.ndarray_tolist, name="numpy.ndarray.tolist")
+def ndarray_tolist(y, x):
+    dy = ndarray_tolist(dx)
 
 
 @reverse_rule(np.astype)

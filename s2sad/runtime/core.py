@@ -151,9 +151,10 @@ def _zeros_item(v):
     ``bx[i] += g`` adds into it instead of extending a list."""
     if isinstance(v, (list, tuple)) and all(isinstance(e, (int, float, list, tuple)) for e in v):
         try:
-            return np.zeros(np.shape(v))
+            v = np.asarray(v)
         except ValueError:  # ragged
-            pass
+            return zeros_like(v)
+        return np.zeros(v.shape, dtype=v.dtype if v.dtype.kind in "fc" else float)
     return zeros_like(v)
 
 

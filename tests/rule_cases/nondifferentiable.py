@@ -157,3 +157,9 @@ def stop_gradient_(x):
     """A differentiated value whose derivative is zero anyway, so finite differences agree; what
     stop_gradient changes is checked in tests/test_stop_gradient.py."""
     return x * stop_gradient(x - x + 2.0) + np.sin(stop_gradient(np.floor(x)))
+
+
+@case("s2sad.runtime.index_of_max", A(4))
+@case("s2sad.runtime.index_of_min", A(4))
+def builtin_max_min(x):
+    return max(x) * min(x * x) + max(x[0], x[1], x[2]) * x[3]

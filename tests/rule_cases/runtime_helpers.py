@@ -22,6 +22,7 @@ from s2sad.runtime import (
     unmatmul_x,
     unmatmul_y,
     unnorm,
+    unpacked_adjoint,
     unreduce,
     unsqueeze,
     unstack,
@@ -188,3 +189,8 @@ def unkron_a_(g, a, b):
 @case("s2sad.runtime.unkron_b", A(4, 6), A(2, 3), A(2, 2))
 def unkron_b_(g, a, b):
     return unkron_b(g, a, b)
+
+
+@case("s2sad.runtime.unpacked_adjoint", A(3), A(3), A(2, 3))
+def unpacked_adjoint_(a, b, x):
+    return unpacked_adjoint((a * b, b), x) * x

@@ -378,3 +378,14 @@ def float_(x):
 @case("float", A(3))
 def float_item(x):
     return float(x[1]) * x
+
+
+@case("numpy.ndarray.item", A(3))
+def ndarray_item_(x):
+    return x[1:2].item() * np.sum(x * x).item() + x.item(2) * x[0]
+
+
+@case("numpy.ndarray.tolist", A(2, 3))
+def ndarray_tolist_(x):
+    rows = (x * x).tolist()
+    return rows[0][1] * rows[1][2] + x.tolist()[1][0]

@@ -1,0 +1,514 @@
+"""desugar: everyday Python syntax rewritten into the constructs the later passes know.
+
+Takes the parsed ``FunctionDef`` (user line numbers) and its :class:`~s2sad.resolve.Namespace`;
+gives the same function with, in every statement:
+
+* list comprehensions (and generator expressions passed to ``sum``, ``min``, ``max``, ``list``,
+  ``tuple``) turned into a ``for`` loop appending to a list, run just before the statement
+  (nested ``for``s and ``if`` filters become nested loops and ``if``s; the comprehension's
+  variables get fresh names, so they neither leak nor clash with the function's own);
+* a walrus ``(y := e)`` turned into ``y = e`` before the statement;
+* ``a, *rest = xs`` turned into indexing (``a = xs[0]``; ``rest`` a list of the remaining items);
+* ``f(*xs)`` with a literal ``xs``, or with a user function ``f`` of fixed arity, spelled out;
+* ``del name`` dropped (Python would raise on a later read, so nothing reads it);
+* ``with np.errstate(...)`` turned into ``__enter__``/``__exit__`` calls around the block's
+  statements (also before each ``return``, ``break`` and ``continue`` leaving it).
+
+Only parts of an expression that Python evaluates exactly once, before the statement acts, are
+moved: the right operand of ``and``/``or``, the branches of ``x if c else y``, the later operands of
+a chained comparison and lambdas are left as they are (and refused later if they matter).  A
+``while`` test that needs statements becomes ``while True:`` with those statements and
+``if not test: break`` first.  Names this pass adds are added to ``ns.locals``.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import gast
+import numpy as np
+
+from . import runtime
+from .ir import copy_tree, walk
+from .naming import Names, all_names, assign, const, name
+from .resolve import MISSING, dotted
+
+_CONSUMERS = (builtins.sum, builtins.min, builtins.max, builtins.list, builtins.tuple)
+_METHODS = {"item": "ndarray_item", "tolist": "ndarray_tolist"}  # array methods spelled as helper calls
+
+
+def _located(stmt, like):
+    gast.copy_location(stmt, like)
+    stmt.end_lineno = getattr(like, "end_lineno", None)
+    for n in walk(stmt):
+        if getattr(n, "lineno", None) is None and hasattr(n, "_attributes") and "lineno" in n._attributes:
+            gast.copy_location(n, like)
+    return stmt
+
+
+def _needs_work(tree) -> bool:
+    for n in walk(tree):
+        if isinstance(n, (gast.ListComp, gast.GeneratorExp, gast.NamedExpr, gast.Delete, gast.With, gast.Starred)):
+            return True
+        if isinstance(n, gast.BoolOp) and not _is_boolean(n):
+            return True
+        if isinstance(n, gast.Call):
+            if isinstance(n.func, gast.Name) and n.func.id in ("max", "min"):
+                return True
+            if isinstance(n.func, gast.Attribute) and n.func.attr in _METHODS:
+                return True
+    return False
+
+
+_PREDICATES = {"isinstance", "issubclass", "callable", "hasattr", "bool", "any", "all"}
+
+
+def _is_boolean(node) -> bool:
+    """Whether ``node`` is certainly a bool (its value carries no derivative)."""
+    if isinstance(node, gast.Compare) or isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        return True
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, bool)
+    if isinstance(node, gast.BoolOp):
+        return all(_is_boolean(v) for v in node.values)
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in _PREDICATES
+
+
+class _Desugar:
+    def __init__(self, tree, ns, loc):
+        self.ns, self.loc = ns, loc
+        self.names = Names(all_names(tree) | set(ns.free) | {"np", "math"})
+        self.added: set[str] = set()
+        self.root = None  # the expression being desugared: a walrus must not be read before it
+
+    def fresh(self, base: str) -> str:
+        new = self.names.fresh(base)
+        self.added.add(new)
+        return new
+
+    def error(self, node, msg):
+        return self.loc.error(node, msg)
+
+    # ---- statements ------------------------------------------------------------------------
+    def block(self, stmts) -> list:
+        out = []
+        for s in stmts:
+            out.extend(self.stmt(s))
+        return out
+
+    def stmt(self, s) -> list:
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)):
+            return [s]
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.While):
+                setattr(s, field, self.block(getattr(s, field)))
+        if isinstance(s, gast.Delete):
+            return self.delete(s)
+        if isinstance(s, gast.With):
+            return self.with_(s)
+        if isinstance(s, gast.While):
+            return self.while_(s)
+        pre = []
+        self.root = (
+            s
+            if isinstance(s, (gast.Assign, gast.AnnAssign, gast.AugAssign, gast.Expr, gast.Return))
+            else (getattr(s, "test", None) or getattr(s, "iter", None))
+        )
+        if _builds_list(s):  # ys = [...]: the loop appends to ys itself
+            return self.comprehension(s.value, [], s, into=s.targets[0].id)
+        if isinstance(s, (gast.Assign, gast.AnnAssign, gast.AugAssign, gast.Expr, gast.Return)):
+            if s.value is not None:
+                s.value = self.expr(s.value, pre, s)
+        elif isinstance(s, gast.If):
+            s.test = self.expr(s.test, pre, s, True)
+        elif isinstance(s, gast.For):
+            s.iter = self.expr(s.iter, pre, s)
+        elif isinstance(s, gast.Assert):
+            s.test = self.expr(s.test, pre, s, True)
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and _starred_target(s.targets[0]):
+            return pre + self.starred_assign(s)
+        return pre + [s]
+
+    def delete(self, s):
+        for t in s.targets:
+            if not isinstance(t, gast.Name):
+                what = "an element" if isinstance(t, gast.Subscript) else "an attribute"
+                raise self.error(
+                    t, f"del of {what} changes a value in place, which s2sad cannot differentiate; build a new value"
+                )
+        return []  # nothing reads a deleted name afterwards (Python would raise)
+
+    def while_(self, s):
+        pre = []
+        self.root = s.test
+        test = self.expr(s.test, pre, s, True)
+        body = self.block(s.body)
+        if not pre:
+            s.test, s.body = test, body
+            return [s]
+        stop = _located(gast.If(test=gast.UnaryOp(op=gast.Not(), operand=test), body=[gast.Break()], orelse=[]), s)
+        s.test = const(True)
+        s.body = pre + [stop] + body
+        return [s]
+
+    def with_(self, s):
+        if len(s.items) != 1 or s.items[0].optional_vars is not None:
+            return [s]  # refused by anf, naming the construct
+        ctx = s.items[0].context_expr
+        if not (isinstance(ctx, gast.Call) and self.ns.lookup(ctx.func) is np.errstate):
+            return [s]
+        for kw in ctx.keywords:
+            if not (isinstance(kw.value, gast.Constant) and kw.value.value in ("ignore", "warn", "print", "log")):
+                raise self.error(
+                    kw.value,
+                    "np.errstate inside a differentiated function takes 'ignore', 'warn', 'print' or 'log' "
+                    "(s2sad cannot restore the error state when the block raises); move the with outside",
+                )
+        if ctx.args:
+            raise self.error(ctx, "np.errstate inside a differentiated function takes keyword arguments only")
+        pre = []
+        self.root = ctx
+        ctx = self.expr(ctx, pre, s)
+        state = self.fresh("errstate")
+
+        def call(method, *args):
+            func = gast.Attribute(value=name(state), attr=method, ctx=gast.Load())
+            return _located(gast.Expr(value=gast.Call(func=func, args=list(args), keywords=[])), s)
+
+        def leave():
+            return call("__exit__", const(None), const(None), const(None))
+
+        body = _before_exits(s.body, leave, self)
+        enter = [_located(assign(state, ctx), s), call("__enter__")]
+        return pre + enter + body + [leave()]
+
+    def starred_assign(self, s):
+        """``a, *rest, z = value``: the items by index; ``rest`` is a list, as Python makes it."""
+        target, value = s.targets[0], s.value
+        elts = target.elts
+        k = next(i for i, e in enumerate(elts) if isinstance(e, gast.Starred))
+        before, after = elts[:k], elts[k + 1 :]
+        star = elts[k].value
+        if isinstance(value, (gast.Tuple, gast.List)) and not any(isinstance(e, gast.Starred) for e in value.elts):
+            items = value.elts
+            if len(items) < len(before) + len(after):
+                raise self.error(
+                    s, f"not enough values to unpack (expected at least {len(elts) - 1}, got {len(items)})"
+                )
+            middle = gast.List(elts=items[k : len(items) - len(after)], ctx=gast.Load())
+            values = items[:k] + [middle] + items[len(items) - len(after) :]
+            new = gast.Assign(
+                targets=[gast.Tuple(elts=before + [star] + after, ctx=gast.Store())],
+                value=gast.Tuple(elts=values, ctx=gast.Load()),
+                type_comment=None,
+            )
+            return [_located(new, s)]
+        out = []
+        if isinstance(value, gast.Name):
+            seq = value.id
+        else:
+            seq = self.fresh("seq")
+            out.append(_located(assign(seq, value), s))
+        n_fixed = len(before) + len(after)
+        length = gast.Call(func=name("len"), args=[name(seq)], keywords=[])
+        if after:  # a, *rest, z = [x]: Python raises instead of reading x twice
+            msg = f"not enough values to unpack (expected at least {n_fixed})"
+            short = gast.Compare(left=length, ops=[gast.Lt()], comparators=[const(n_fixed)])
+            exc = gast.Call(func=name("ValueError"), args=[const(msg)], keywords=[])
+            out.append(_located(gast.If(test=short, body=[gast.Raise(exc=exc, cause=None)], orelse=[]), s))
+        for i, t in enumerate(before):
+            out.append(_located(gast.Assign(targets=[t], value=_item(seq, i), type_comment=None), s))
+        k_var = self.fresh("k")
+        stop = gast.BinOp(left=copy_tree(length), op=gast.Sub(), right=const(len(after)))
+        comp = gast.ListComp(
+            elt=_item(seq, name(k_var)),
+            generators=[
+                gast.comprehension(
+                    target=name(k_var, gast.Store()),
+                    iter=gast.Call(func=name("range"), args=[const(len(before)), stop], keywords=[]),
+                    ifs=[],
+                    is_async=0,
+                )
+            ],
+        )
+        _located(comp, s)
+        out += self.stmt(_located(gast.Assign(targets=[star], value=comp, type_comment=None), s))
+        for i, t in enumerate(after):
+            out.append(_located(gast.Assign(targets=[t], value=_item(seq, i - len(after)), type_comment=None), s))
+        return out
+
+    # ---- expressions -----------------------------------------------------------------------
+    def expr(self, node, pre, stmt, test=False):
+        """``node`` with what must run before ``stmt`` appended to ``pre`` (in evaluation order).
+        ``test``: only the truth of the value matters (an ``if`` test)."""
+        if isinstance(node, gast.ListComp):
+            return self.comprehension(node, pre, stmt)
+        if isinstance(node, gast.NamedExpr):
+            value = self.expr(node.value, pre, stmt)
+            target = node.target.id
+            _check_not_read_before(node, self.root, target, self)
+            pre.append(_located(assign(target, value), stmt))
+            return name(target)
+        if isinstance(node, gast.Call):
+            node.func = self.expr(node.func, pre, stmt)
+            callee = self.ns.lookup(node.func)
+            args = []
+            for a in node.args:
+                if isinstance(a, gast.GeneratorExp) and callee in _CONSUMERS and not args:
+                    args.append(self.comprehension(a, pre, stmt))
+                elif isinstance(a, gast.Starred):
+                    args.extend(self.starred_arg(a, node, callee, len(args), pre, stmt))
+                else:
+                    args.append(self.expr(a, pre, stmt))
+            node.args = args
+            for kw in node.keywords:
+                kw.value = self.expr(kw.value, pre, stmt)
+            if callee in (builtins.max, builtins.min) and args and not node.keywords:
+                return self.extremum(callee, args, pre, stmt)
+            method = node.func.attr if isinstance(node.func, gast.Attribute) else None
+            if method in _METHODS and _is_local_value(node.func.value, self.ns):
+                helper = _METHODS[method]
+                self.ns.scope.setdefault(helper, getattr(runtime, helper))
+                return gast.Call(func=name(helper), args=[node.func.value, *node.args], keywords=node.keywords)
+            return node
+        if isinstance(node, gast.BoolOp):  # only the first operand always runs
+            if test or _is_boolean(node):
+                node.values[0] = self.expr(node.values[0], pre, stmt, test)
+                return node
+            return self.bool_value(node, pre, stmt)
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+            node.operand = self.expr(node.operand, pre, stmt, True)
+            return node
+        if isinstance(node, gast.IfExp):
+            node.test = self.expr(node.test, pre, stmt, True)
+            return node
+        if isinstance(node, gast.Compare):  # a < b < c: c runs only if a < b
+            node.left = self.expr(node.left, pre, stmt)
+            node.comparators[0] = self.expr(node.comparators[0], pre, stmt)
+            return node
+        if isinstance(node, (gast.Lambda, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
+            return node  # its own scope, or lazy: left as it is
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                setattr(node, field, [self.expr(v, pre, stmt) if isinstance(v, gast.expr) else v for v in value])
+            elif isinstance(value, gast.expr):
+                setattr(node, field, self.expr(value, pre, stmt))
+        return node
+
+    def bool_value(self, node, pre, stmt):
+        """``a and b`` whose value is used (``x > 0 and x * 3``): ``t = a``, then ``if t: t = b``
+        (``if not t`` for ``or``), so the value that flows on is the operand Python returns."""
+        result = self.fresh("value")
+        block = pre
+        for k, operand in enumerate(node.values):
+            block.append(_located(assign(result, self.expr(operand, block, stmt)), stmt))
+            if k < len(node.values) - 1:
+                test = (
+                    name(result) if isinstance(node.op, gast.And) else gast.UnaryOp(op=gast.Not(), operand=name(result))
+                )
+                branch = _located(gast.If(test=test, body=[], orelse=[]), stmt)
+                block.append(branch)
+                block = branch.body
+        return name(result)
+
+    def atom(self, node, pre, stmt):
+        if isinstance(node, (gast.Name, gast.Constant)):
+            return node
+        tmp = self.names.temp()
+        self.added.add(tmp)
+        pre.append(_located(assign(tmp, node), stmt))
+        return name(tmp)
+
+    def extremum(self, callee, args, pre, stmt):
+        """``max(a, b)`` as ``b if b > a else a`` (Python keeps the first of equal items); ``max(xs)``
+        and ``max(a, b, c)`` as the item at ``index_of_max(...)``.  The derivative is the returned item's."""
+        args = [a if isinstance(a, gast.Starred) else self.atom(a, pre, stmt) for a in args]
+        if any(isinstance(a, gast.Starred) for a in args):
+            return gast.Call(func=name(callee.__name__), args=args, keywords=[])
+        if len(args) == 2:
+            a, b = args
+            op = gast.Gt() if callee is builtins.max else gast.Lt()
+            test = gast.Compare(left=copy_tree(b), ops=[op], comparators=[copy_tree(a)])
+            return gast.IfExp(test=test, body=b, orelse=a)
+        seq = args[0] if len(args) == 1 else self.atom(gast.Tuple(elts=args, ctx=gast.Load()), pre, stmt)
+        helper = "index_of_max" if callee is builtins.max else "index_of_min"
+        self.ns.scope.setdefault(helper, getattr(runtime, helper))
+        k = self.fresh("k")
+        pre.append(_located(assign(k, gast.Call(func=name(helper), args=[seq], keywords=[])), stmt))
+        return gast.Subscript(value=copy_tree(seq), slice=name(k), ctx=gast.Load())
+
+    def starred_arg(self, arg, call, callee, position, pre, stmt):
+        value = arg.value
+        if isinstance(value, (gast.Tuple, gast.List)) and not any(isinstance(e, gast.Starred) for e in value.elts):
+            return [self.expr(e, pre, stmt) for e in value.elts]
+        n = _fixed_arity(callee, position, call)
+        if n is None:
+            return [arg]  # refused by anf
+        seq = self.expr(value, pre, stmt)
+        items = [self.fresh("arg") for _ in range(n)]
+        # unpacking raises, as the call would, when the length is not n
+        target = gast.Tuple(elts=[name(i, gast.Store()) for i in items], ctx=gast.Store())
+        pre.append(_located(gast.Assign(targets=[target], value=seq, type_comment=None), stmt))
+        return [name(i) for i in items]
+
+    def comprehension(self, node, pre, stmt, into=None):
+        """``[elt for ... if ...]`` as loops appending to a fresh list (or ``into``), run before ``stmt``."""
+        result = into or self.fresh("items")
+        pre.append(_located(assign(result, gast.List(elts=[], ctx=gast.Load())), stmt))
+        renames: dict[str, str] = {}
+        loops = []
+        for k, gen in enumerate(node.generators):
+            if gen.is_async:
+                raise self.error(node, "async comprehensions cannot be differentiated")
+            iter_ = gen.iter if k == 0 else _renamed(gen.iter, renames)
+            for n in walk(gen.target):
+                if isinstance(n, gast.Name):
+                    renames[n.id] = self.fresh(n.id)
+            target = _renamed(gen.target, renames)
+            ifs = [_renamed(c, renames) for c in gen.ifs]
+            loops.append((target, iter_, ifs))
+        elt = _renamed(node.elt, renames)
+        append = gast.Expr(
+            value=gast.Call(
+                func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()), args=[elt], keywords=[]
+            )
+        )
+        body = [_located(append, stmt)]
+        for target, iter_, ifs in reversed(loops):
+            for cond in reversed(ifs):
+                body = [_located(gast.If(test=cond, body=body, orelse=[]), stmt)]
+            body = [_located(gast.For(target=target, iter=iter_, body=body, orelse=[], type_comment=None), stmt)]
+        root = self.root
+        pre.extend(self.block(body))  # the loops' own comprehensions and walruses
+        self.root = root
+        return pre if into else name(result)
+
+
+def _is_local_value(node, ns) -> bool:
+    """Not a module or global object (``np.random``): a value the function computes."""
+    path = dotted(node)
+    return path is None or path.split(".")[0] in ns.locals
+
+
+def _builds_list(s) -> bool:
+    """``ys = [... for ...]`` where the comprehension does not read ``ys``."""
+    return (
+        isinstance(s, gast.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0], gast.Name)
+        and isinstance(s.value, gast.ListComp)
+        and s.targets[0].id not in {n.id for n in walk(s.value) if isinstance(n, gast.Name)}
+    )
+
+
+def _item(seq, index):
+    index = const(index) if isinstance(index, int) else index
+    return gast.Subscript(value=name(seq), slice=index, ctx=gast.Load())
+
+
+def _starred_target(target) -> bool:
+    return isinstance(target, (gast.Tuple, gast.List)) and any(isinstance(e, gast.Starred) for e in target.elts)
+
+
+def _fixed_arity(callee, position, call):
+    """How many positional parameters ``*xs`` at ``position`` fills in a call of ``callee``, when
+    that is certain (a Python function without ``*args`` and without defaults left to fill)."""
+    import inspect
+
+    from .primitives import is_user_function
+
+    if callee is MISSING or not is_user_function(callee):
+        return None
+    if any(isinstance(a, gast.Starred) for a in call.args[position + 1 :]):
+        return None
+    params = list(inspect.signature(callee).parameters.values())
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return None
+    later = len(call.args) - position - 1  # positional arguments after *xs
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    named = {k.arg for k in call.keywords}
+    free = [p for p in positional[position:] if p.name not in named]
+    n = len(free) - later
+    if n < 0 or any(p.default is not p.empty for p in free):
+        return None
+    return n
+
+
+def _renamed(node, renames):
+    """A copy of ``node`` with the comprehension's variables renamed (not inside a lambda or an inner
+    comprehension that binds the same name again)."""
+    node = copy_tree(node)
+
+    def visit(n, names):
+        if isinstance(n, gast.Name) and n.id in names:
+            n.id = names[n.id]
+            return
+        if isinstance(n, gast.Lambda):
+            bound = {a.id for a in n.args.args + n.args.kwonlyargs}
+            names = {k: v for k, v in names.items() if k not in bound}
+        if isinstance(n, (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)):
+            for gen in n.generators:
+                visit(gen.iter, names)
+                bound = {x.id for x in walk(gen.target) if isinstance(x, gast.Name)}
+                names = {a: b for a, b in names.items() if a not in bound}
+                for c in gen.ifs:
+                    visit(c, names)
+            for field in ("elt", "key", "value"):
+                if getattr(n, field, None) is not None:
+                    visit(getattr(n, field), names)
+            return
+        for child in gast.iter_child_nodes(n):
+            visit(child, names)
+
+    visit(node, renames)
+    return node
+
+
+def _check_not_read_before(walrus, stmt, target, pass_):
+    """``y + (y := 2)`` reads the old ``y`` first: moving the assignment before the statement would
+    change that, so it is refused."""
+    where = (walrus.lineno, walrus.col_offset)
+    for n in walk(stmt):
+        if (
+            isinstance(n, gast.Name)
+            and n.id == target
+            and isinstance(n.ctx, gast.Load)
+            and (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)) < where
+        ):
+            raise pass_.error(
+                walrus,
+                f"'{target}' is read before the walrus operator assigns it in the same statement; "
+                "assign it on its own line",
+            )
+
+
+def _before_exits(stmts, leave, pass_, loop_depth=0):
+    """The block's statements with ``leave()`` run before each ``return`` (and ``break``/``continue``
+    of an enclosing loop) that leaves it."""
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.Return):
+            if s.value is not None and not isinstance(s.value, (gast.Name, gast.Constant)):
+                tmp = pass_.fresh("out")
+                out.append(_located(assign(tmp, s.value), s))
+                s.value = name(tmp)
+            out += [leave(), s]
+        elif isinstance(s, (gast.Break, gast.Continue)) and loop_depth == 0:
+            out += [leave(), s]
+        else:
+            inner = loop_depth + isinstance(s, (gast.For, gast.While))
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, _before_exits(getattr(s, field), leave, pass_, inner))
+            out.append(s)
+    return out
+
+
+def desugar(tree: gast.FunctionDef, ns, loc) -> gast.FunctionDef:
+    if not _needs_work(tree):
+        return tree  # unchanged: code without these constructs is generated as before
+    pass_ = _Desugar(tree, ns, loc)
+    tree.body = pass_.block(tree.body)
+    ns.locals |= pass_.added
+    return tree

@@ -1,0 +1,38 @@
+"""Runtime helpers that stand for Python builtins and array methods in generated code (see
+s2sad/runtime/__init__.py): ``x.item()``, ``x.tolist()``, and which item ``max``/``min`` return.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["ndarray_item", "ndarray_tolist", "index_of_max", "index_of_min", "unpacked_adjoint"]
+
+
+def ndarray_item(x, *index):
+    """``x.item(*index)``: the element as a Python number."""
+    return x.item(*index)
+
+
+def ndarray_tolist(x):
+    """``x.tolist()``: nested lists of Python numbers."""
+    return x.tolist()
+
+
+def index_of_max(items):
+    """The position of the item ``max(items)`` returns: Python keeps the first of equal items."""
+    return max(range(len(items)), key=items.__getitem__)
+
+
+def index_of_min(items):
+    """The position of the item ``min(items)`` returns: Python keeps the first of equal items."""
+    return min(range(len(items)), key=items.__getitem__)
+
+
+def unpacked_adjoint(parts, x):
+    """Adjoint of ``a, b, ... = x`` from the adjoints of ``a, b, ...``: stacked into an array when
+    ``x`` is an array (its rows were unpacked), a tuple otherwise (of the rows of ``parts`` when
+    ``parts`` is an array: the adjoint of this function itself)."""
+    if isinstance(x, np.ndarray):
+        return np.stack([np.broadcast_to(p, np.shape(x)[1:]) for p in parts])
+    return tuple(parts)
