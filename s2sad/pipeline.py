@@ -17,6 +17,7 @@ from . import codegen
 from .activity import activity
 from .anf import anf
 from .ir import targets, walk, walk_stmts
+from .lower_control import lower_control
 from .optimize import optimize
 from .parse import parse_function
 from .resolve import resolve
@@ -45,6 +46,7 @@ class Generated:
 
 def prepare(fn) -> Prepared:
     parsed = parse_function(fn)
+    parsed.tree = lower_control(parsed.tree)  # break/continue/return anywhere -> flags anf can replay
     ns = resolve(parsed)
     tree, names = anf(parsed.tree, ns, parsed.loc)
     primal_cse(tree)

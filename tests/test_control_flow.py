@@ -404,22 +404,6 @@ def test_rnn_saves_one_state_per_step():
 # ---- refusals ---------------------------------------------------------------------------
 
 
-def for_else(x):
-    for i in range(3):
-        x = x * 2
-    else:
-        x = x + 1
-    return x
-
-
-def while_else(x):
-    while x < 3:
-        x = x * 2
-    else:
-        x = x + 1
-    return x
-
-
 def over_generator(x):
     s = 0.0
     for v in (x * i for i in range(3)):
@@ -427,20 +411,10 @@ def over_generator(x):
     return s
 
 
-def return_in_loop(x):
-    for i in range(3):
-        if x > i:
-            return x * i
-    return x
-
-
 @pytest.mark.parametrize(
     "fn, construct",
     [
-        (for_else, "for ... else"),
-        (while_else, "while ... else"),
         (over_generator, "generator"),
-        (return_in_loop, "return inside a loop"),
     ],
 )
 def test_unsupported_control_flow_is_refused(fn, construct):
