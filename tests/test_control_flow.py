@@ -429,3 +429,18 @@ def test_forward_and_loop_results_match_value():
     value, g = s2sad.value_and_grad(scalar_loop, wrt=(0, 1))(0.7, 1.3)
     assert value == scalar_loop(0.7, 1.3)
     assert_close(g[0], check_grad(scalar_loop, [0.7, 1.3])[0])
+
+
+def branch_passes_adjoint_through(x, c):
+    v = x * 0.5
+    for i in range(1):
+        v = v + np.cos(v) * np.tanh(x)
+    if c > 0:
+        v = v + x  # x's adjoint is v's adjoint itself on this branch, zeros on the other
+    return np.sum(v)
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_adjoint_passed_through_a_branch_is_not_added_into_in_place(c):
+    # the adjoint of x, the same array as v's on one branch, must not be added into in place later
+    check_grad(branch_passes_adjoint_through, [np.array([0.3, -0.2, 0.5]), c], wrt=(0,))
