@@ -151,16 +151,20 @@ class _Lowering:
         self.site_of[id(stmt)] = len(self.sites)
         return stmt
 
-    def exit(self, in_loop, stmts, where):
+    def exit(self, in_loop, stmts, where, certain=False):
         """After a loop (or an ``if``) that may have set ``returned``: leave the enclosing loop, or
-        return (a placeholder until every site is known, see :meth:`finish`)."""
+        return (a placeholder until every site is known, see :meth:`finish`).  ``certain``: the
+        loop ends only by returning (``while True`` without a break of its own)."""
         if in_loop:
+            if certain:
+                return _at(gast.Break(), where)
             stmt = _if(name(self.returned), [_at(gast.Break(), where)], where)
             self.exits[id(stmt)] = None
         else:
             # a placeholder that jumps, as the returns it becomes do
             stmt = _if(name(self.returned), [_at(gast.Return(value=name(self.returned)), where)], where)
             self.exits[id(stmt)] = self.sites_in(stmts)
+            stmt.certain = certain
         return stmt
 
     def sites_in(self, stmts):
@@ -182,10 +186,14 @@ class _Lowering:
                     for k in self.exits[id(s)]:
                         ret = self.sites[k - 1][1]
                         value = ret.value if ret.value is not None else const(None)
+                        ret = _at(gast.Return(value=value), ret)
+                        if s.certain and k == self.exits[id(s)][-1]:  # the loop ended by returning
+                            out.append(ret)
+                            break
                         test = name(self.returned)
                         if not single:
                             test = gast.Compare(left=test, ops=[gast.Eq()], comparators=[const(k)])
-                        out.append(_if(test, [_at(gast.Return(value=value), ret)], s))
+                        out.append(_if(test, [ret], s))
                     continue
                 if isinstance(s, (gast.If, *_LOOPS)):
                     s.body, s.orelse = fill(s.body), fill(s.orelse)
@@ -193,6 +201,9 @@ class _Lowering:
             return out
 
         body = fill(body)
+        flag = self.returned
+        if not any(isinstance(n, gast.Name) and n.id == flag and isinstance(n.ctx, gast.Load) for n in walk_all(body)):
+            return _drop(body, {id(stmt) for stmt, _ in self.sites})  # `while True` loops left by returning
         first = next(k for k, s in enumerate(body) if self.sites_in([s]))
         init = _at(assign(self.returned, const(False if single else 0)), body[first])
         return body[:first] + [init] + body[first:]
@@ -209,10 +220,16 @@ class _Lowering:
                 s.orelse = self.returns_in_loops(s.orelse, in_loop)
             elif isinstance(s, _LOOPS):
                 before = len(self.sites)
+                endless = (
+                    isinstance(s, gast.While)
+                    and isinstance(s.test, gast.Constant)
+                    and bool(s.test.value)
+                    and not any(True for _ in _own(s.body, gast.Break))
+                )
                 s.body = self.returns_in_loops(s.body, True)
                 s.orelse = self.returns_in_loops(s.orelse, in_loop)
                 if len(self.sites) > before:
-                    out += [s, self.exit(in_loop, [s], s)]
+                    out += [s, self.exit(in_loop, [s], s, certain=endless)]
                     continue
             out.append(s)
         return out
@@ -333,6 +350,22 @@ class _Lowering:
                     out.append(_if(_not(new), rest, rest[0]))
                 return out, _union(flags, rest_flags)
         return out, flags
+
+
+def walk_all(stmts):
+    for s in stmts:
+        yield from walk(s)
+
+
+def _drop(stmts, ids):
+    out = []
+    for s in stmts:
+        if id(s) in ids:
+            continue
+        if isinstance(s, (gast.If, *_LOOPS)):
+            s.body, s.orelse = _drop(s.body, ids) or [gast.copy_location(gast.Pass(), s)], _drop(s.orelse, ids)
+        out.append(s)
+    return out
 
 
 def _sets(stmts, flag) -> bool:

@@ -175,6 +175,22 @@ def uses_tuple(x):
     return a * (k + 1.0)
 
 
+def return_in_a_loop_in_a_branch(x):
+    if x > 0:
+        for i in range(5):
+            x = x * 1.2
+            if x > 2:
+                return x * 3
+        x = x + 1
+    y = x * x
+    return y
+
+
+@pytest.mark.parametrize("x", [-0.5, 0.3, 1.9])
+def test_return_in_a_loop_in_a_branch_followed_by_code(x):
+    check_all(return_in_a_loop_in_a_branch, [x])
+
+
 @pytest.mark.parametrize("x", [0.3, 0.9, 1.4, -0.5, -1.3])
 def test_several_returns(x):
     check_all(several_returns, [x])
@@ -198,6 +214,60 @@ def test_return_in_nested_loops(scale):
 @pytest.mark.parametrize("x", [0.1, 1.0, 1.9])
 def test_return_in_a_loop_of_a_called_function(x):
     check_all(uses_tuple, [x])
+
+
+def newton_until_converged(a):
+    x = a
+    while True:
+        step = (x * x - a) / (2.0 * x)
+        x = x - step
+        if abs(step) < 1e-10:
+            return x * 3.0
+
+
+def while_true_two_returns(x):
+    z = x
+    k = 0
+    while True:
+        k += 1
+        z = z * 1.5 + 0.1
+        if k > 2:
+            if z > 3.0:
+                return z * x
+            if z < -3.0:
+                return -z
+        z = z - 0.05 * x
+
+
+def uses_names_the_flags_would_take(x, broke, returned):
+    s = 0.0
+    for i in range(5):
+        s = s + x * broke
+        if i > 0:
+            if s > returned:
+                break
+            s = s * 1.1
+        s = s + 0.1
+    return s
+
+
+@pytest.mark.parametrize("a", [0.5, 2.0, 7.0])
+def test_while_true_left_by_return(a):
+    assert s2sad.grad(newton_until_converged)(a) == pytest.approx(1.5 / math.sqrt(a), rel=1e-9)
+    check_all(newton_until_converged, [a])
+    assert "returned" not in lowered(newton_until_converged)  # the only way out needs no flag
+
+
+@pytest.mark.parametrize("x", [0.5, -1.3])
+def test_while_true_with_two_returns(x):
+    check_all(while_true_two_returns, [x])
+
+
+def test_flag_names_do_not_capture_the_users():
+    args = [0.5, 1.0, 0.9]
+    check_all(uses_names_the_flags_would_take, args)
+    check_all(uses_names_the_flags_would_take, args, wrt=1)
+    assert "broke1 = True" in lowered(uses_names_the_flags_would_take)
 
 
 # ---- for ... else, while ... else --------------------------------------------------------------
