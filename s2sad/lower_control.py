@@ -5,16 +5,19 @@ Takes the parsed gast ``FunctionDef``; gives a ``FunctionDef`` that means the sa
 its ``if`` (so each path through a block runs to its end, and the adjoint replays a path by replaying
 branch decisions alone).  Three rewrites, in this order:
 
-* ``return e`` inside a loop becomes ``result = e; returned = True; break``; after the loop comes
-  ``if returned: break`` (inside another loop) or ``if returned: return result``.
+* ``return e`` inside a loop becomes ``returned = True; break``; after the loop comes
+  ``if returned: break`` (inside another loop) or ``if returned: return e`` (in the function body).
+  Nothing runs between the two, so ``e`` evaluated after the loop has the value it has at the
+  ``return``.  With several such returns, ``returned = k`` says which (``if returned == k: ...``);
+  a ``while True`` loop left only by returning needs no flag.
 * ``for ... else`` and ``while ... else``: without a ``break`` the ``else`` block simply follows the
   loop; with one, each ``break`` sets ``broke = True`` first (``broke = False`` before the loop) and
   the block follows as ``if not broke: ...``.
 * A jump inside nested ``if``s followed by more code (in a loop body, or a ``return`` in the function
   body) becomes a flag: ``broke = True`` for ``break``, ``skip = True`` for ``continue`` (reset at
-  the top of each iteration), ``result = e; returned = True`` for ``return``.  Code after a statement
-  that may set a flag runs under ``if not broke:``; right after the outermost such statement of the
-  loop body comes ``if broke: break`` (``if returned: return result`` in the function body).
+  the top of each iteration), ``returned = True`` for ``return``.  Code after a statement that may
+  set a flag runs under ``if not broke:``; right after the outermost such statement of the loop body
+  comes ``if broke: break`` (``if returned: return e`` in the function body).
 
 Jumps that already end a branch are left as they are, and a function with nothing to rewrite is
 given back unchanged (the same object), so its generated code does not change.  Flag names are fresh
@@ -129,7 +132,8 @@ class _Lowering:
         self.skip_flag: dict[int, str] = {}  # id(loop) -> its continue flag
         self.sites: list = []  # the deferred returns: (the `returned = k` statement, the Return)
         self.site_of: dict[int, int] = {}  # id(`returned = k`) -> k
-        self.exits: dict[int, list] = {}  # id(`if returned: ...`) -> [the Return ...] it covers (function level)
+        self.exits: dict[int, list] = {}  # id(`if returned: ...`) -> the sites it covers (function level)
+        self.made: list = []  # the statements keyed by id above, kept alive so no id is reused
 
     # ---- names ---------------------------------------------------------------------------------
     @property
@@ -165,6 +169,7 @@ class _Lowering:
             stmt = _if(name(self.returned), [_at(gast.Return(value=name(self.returned)), where)], where)
             self.exits[id(stmt)] = self.sites_in(stmts)
             stmt.certain = certain
+        self.made.append(stmt)
         return stmt
 
     def sites_in(self, stmts):
