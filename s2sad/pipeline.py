@@ -15,10 +15,11 @@ import gast
 
 from . import codegen
 from .activity import activity
-from .anf import anf
+from .anf import anf, assigned_names
 from .callables import base_name
 from .desugar import desugar
 from .ir import targets, walk, walk_stmts
+from .lower_control import lower_control
 from .optimize import optimize
 from .parse import parse_function
 from .resolve import resolve
@@ -50,6 +51,10 @@ def prepare(fn) -> Prepared:
     parsed = parse_function(fn)
     ns = resolve(parsed)
     parsed.tree = desugar(parsed.tree, ns, parsed.loc)
+    lowered = lower_control(parsed.tree)  # break/continue/return anywhere -> flags anf can replay
+    if lowered is not parsed.tree:
+        ns.locals |= assigned_names(lowered.body) - assigned_names(parsed.tree.body)  # the flags
+        parsed.tree = lowered
     tree, names = anf(parsed.tree, ns, parsed.loc)
     primal_cse(tree)
     return Prepared(parsed.fn, parsed, ns, tree, names)

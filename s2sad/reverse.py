@@ -499,12 +499,13 @@ class Reverse:
         live_body, owned_body = set(self.live), set(self.owned)
         self.live, self.owned = set(start), set(owned)
         orelse = self.adjoint_block(stmt.orelse)
-        live_else = set(self.live)
-        self.owned &= owned_body  # owned after the if only if owned after either branch
+        live_else, owned_else = set(self.live), set(self.owned)
         self.depth -= 1
         merged = live_body | live_else
         body += [self.zero(self._var_of(b)) for b in sorted(merged - live_body)]
         orelse += [self.zero(self._var_of(b)) for b in sorted(merged - live_else)]
+        # owned after the if only if owned after both branches (an adjoint a branch zeroes is owned there)
+        self.owned = (owned_body | (merged - live_body)) & (owned_else | (merged - live_else))
         self.live = merged
         if not body and not orelse:
             return []
