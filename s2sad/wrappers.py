@@ -36,8 +36,10 @@ def _copied_args(signature: gast.arguments) -> str:
     return ", ".join([f"copy_input({a.id})" for a in required] + [f"{a.id}=copy_input({a.id})" for a in named])
 
 
-def _free(base: str, signature: gast.arguments) -> str:
-    taken = {a.id for a in signature.args + signature.kwonlyargs}
+def _free(base: str, signature: gast.arguments, functions=()) -> str:
+    """``base`` (or ``base_``, ...): a local name the wrapper's parameters and the functions it calls
+    do not use."""
+    taken = {a.id for a in signature.args + signature.kwonlyargs} | set(functions)
     while base in taken:
         base += "_"
     return base
@@ -47,12 +49,12 @@ def jacobian_forward(fname, jvp, sig, wrt, tangents, many):
     """One JVP per number of each ``wrt`` argument: the Jacobian column by column (containers give
     the nested layout of ``jacobian_of_columns``)."""
     args = _call_args(sig)
-    cols, e, out, dout = (_free(n, sig) for n in ("columns", "e", "out", "dout"))
+    cols, e, out, dout = (_free(n, sig, (fname, jvp)) for n in ("columns", "e", "out", "dout"))
     lines = [f"def {fname}(ARGS):"]
     results = []
     for w, t in zip(wrt, tangents):
         others = "".join(f", {o}=zeros_like({v})" for v, o in zip(wrt, tangents) if o != t)
-        jw = _free(f"j{w}", sig)
+        jw = _free(f"j{w}", sig, (fname, jvp))
         lines += [
             f"    {cols} = []",
             f"    for {e} in unit_tangents({w}):",
@@ -68,7 +70,7 @@ def jacobian_forward(fname, jvp, sig, wrt, tangents, many):
 def jacobian_reverse(fname, primal, vjp, sig, wrt, many):
     """One VJP per number of the output: the Jacobian row by row."""
     args = _call_args(sig)
-    rows, e, out = (_free(n, sig) for n in ("rows", "e", "out"))
+    rows, e, out = (_free(n, sig, (fname, primal, vjp)) for n in ("rows", "e", "out"))
     lines = [
         f"def {fname}(ARGS):",
         f"    {out} = {primal}({_copied_args(sig)})",
@@ -99,7 +101,7 @@ def jacobian_auto(fname, primal, forward, reverse, sig, wrt):
 def hvp(fname, jvp, sig, tangent):
     """H v as the tangent of the gradient along ``v`` (forward over reverse)."""
     args = _call_args(sig)
-    v = _free("v", sig)
+    v = _free("v", sig, (fname, jvp))
     fn = _parse(f"def {fname}(ARGS):\n    return {jvp}({args}, {tangent}={v})[1]\n", sig)
     param = gast.Name(id=v, ctx=gast.Param(), annotation=None, type_comment=None)
     fn.args.args.insert(len(fn.args.args) - len(fn.args.defaults), param)  # after the required parameters
