@@ -36,6 +36,7 @@ import numpy as np
 
 from . import runtime
 from .ir import walk
+from .primitives import DATA_ATTRS  # attributes that are new numbers or tuples, never memory
 
 # kinds of memory: a new object of unknown type; a number or NumPy array (what arithmetic and NumPy
 # functions return); the caller's argument; a module's global; a list or tuple
@@ -49,8 +50,6 @@ _SHAPE_ARGS.update(
 
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-# attributes that are new numbers or tuples, never the array's memory
-_DATA_ATTRS = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"}
 
 # NumPy functions whose result may be (a view of) an argument's memory
 _VIEWS = {
@@ -198,12 +197,12 @@ class Aliases:
                 self.rel[t] = Relation("copy", value.id, stamp=self._stamp([value.id]))
             else:
                 self.root[t] = self._new(GLOBAL)
-        elif isinstance(value, gast.Subscript) and self.kind.get(self.memory(_base(value)) or -1) == CONTAINER:
+        elif isinstance(value, gast.Subscript) and self.kind_of(_base(value)) == CONTAINER:
             self.root[t] = self._element(self.memory(_base(value)))  # one of the elements, itself
         elif (
             isinstance(value, gast.Subscript)
             and isinstance(value.value, gast.Name)
-            and self.kind.get(self.memory(value.value.id) or -1) == NUMERIC
+            and self.kind_of(value.value.id) == NUMERIC
             and any(isinstance(n, gast.Name) and n.id in self.index_arrays for n in walk(value.slice))
         ):
             self.root[t] = self._new(NUMERIC)  # advanced indexing of an array: a copy
@@ -228,7 +227,7 @@ class Aliases:
             self.root[t] = token
             if isinstance(value, (gast.List, gast.ListComp)):
                 self.index_arrays.add(t)
-        elif isinstance(value, gast.Attribute) and value.attr not in _DATA_ATTRS:
+        elif isinstance(value, gast.Attribute) and value.attr not in DATA_ATTRS:
             # ``a.flat``, ``a.real``, ``obj.w``: may be (a view of) the receiver's memory
             receiver = [n.id for n in walk(value) if isinstance(n, gast.Name) and is_local(n.id)]
             self.root[t] = self._merge([self.root.get(n) for n in receiver]) if receiver else self._new(GLOBAL)
@@ -241,7 +240,7 @@ class Aliases:
             self.root[t] = self._new(NUMERIC)
             if isinstance(value.args[0], gast.Name) and value.args[0].id in self.index_arrays:
                 self.index_arrays.add(t)  # np.array([True, False]): still an index array
-        elif _pop(value) and self.kind.get(self.memory(value.func.value.id) or -1) == CONTAINER:
+        elif _pop(value) and self.kind_of(value.func.value.id) == CONTAINER:
             self.root[t] = self._element(self.memory(value.func.value.id))  # lst.pop(): an element
         elif isinstance(value, gast.Call) and may_share(resolve(value.func)):
             names = [n.id for n in walk(value) if isinstance(n, gast.Name) and is_local(n.id)]
@@ -264,11 +263,7 @@ class Aliases:
         ``arrays_only``: ``base`` may also be a list (whose slices are copies): only ``item``."""
         self.root[t] = self.root[base]
         names = [n.id for n in walk(index) if isinstance(n, gast.Name)]
-        parts = index.elts if isinstance(index, gast.Tuple) else [index]
-        array = any(
-            isinstance(p, gast.Slice) or isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis)
-            for p in parts
-        )
+        array = makes_view(index)
         if array and arrays_only:
             return
         self.rel[t] = Relation("view" if array else "item", base, index, self._stamp([base, *names]))
@@ -397,6 +392,16 @@ class Aliases:
         return steps
 
 
+def makes_view(index) -> bool:
+    """Whether ``a[index]`` is a view of the array ``a`` whatever its rank: a slice, ``...`` or ``None``
+    in the index (integers alone may read out a number instead)."""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    return any(
+        isinstance(p, gast.Slice) or isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis)
+        for p in parts
+    )
+
+
 def _numeric_call(value, resolve) -> bool:
     """A call that returns a number or a new NumPy array: NumPy's array makers, ``math``, s2sad's
     helpers (but ``copy_input``, which copies whatever it is given)."""
@@ -505,7 +510,7 @@ def _shape_reads(node, resolve) -> set[int]:
     ``len(x)``, ``zeros_like(x)``, ``unbroadcast(g, x)``): an in-place write does not change those."""
     out = set()
     for n in walk(node):
-        if isinstance(n, gast.Attribute) and n.attr in _DATA_ATTRS and isinstance(n.value, gast.Name):
+        if isinstance(n, gast.Attribute) and n.attr in DATA_ATTRS and isinstance(n.value, gast.Name):
             out.add(id(n.value))
         elif isinstance(n, gast.Call):
             positions = _SHAPE_ARGS.get(_key(resolve(n.func)), ())

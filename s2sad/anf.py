@@ -979,13 +979,14 @@ def _len(seq):
     return gast.Call(func=name("len"), args=[seq], keywords=[])
 
 
-def _jumps(stmts) -> str:
-    """'always' if every path through ``stmts`` ends in break/continue/return, 'never' if none does."""
+def jumps(stmts) -> str:
+    """'always' if every path through ``stmts`` ends in break/continue/return, 'never' if none does,
+    else 'maybe' (only ``if``s are looked into, not loops)."""
     for s in stmts:
         if isinstance(s, (gast.Break, gast.Continue, gast.Return)):
             return "always"
         if isinstance(s, gast.If):
-            a, b = _jumps(s.body), _jumps(s.orelse)
+            a, b = jumps(s.body), jumps(s.orelse)
             if a == b == "always":
                 return "always"
             if a != "never" or b != "never":
@@ -1005,7 +1006,7 @@ def restructure(stmts, loc):
         if isinstance(s, gast.If):
             s.body = restructure(s.body, loc)
             s.orelse = restructure(s.orelse, loc)
-            a, b = _jumps(s.body), _jumps(s.orelse)
+            a, b = jumps(s.body), jumps(s.orelse)
             rest = stmts[k + 1 :]
             if rest and a == "always" and b == "always":
                 out.append(s)
@@ -1075,7 +1076,7 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
     names.shares = {n: set(pass_.aliases.shared(n)) for n in pass_.aliases.root}
     names.writable = pass_.writable
     out = restructure(pass_.out, loc)
-    if not out or _jumps(out) != "always":
+    if not out or jumps(out) != "always":
         raise loc.error(tree, f"function '{tree.name}' must return a value on every path to be differentiated")
     if pass_.return_name is not None:
         out = _strip_returns(out) + [gast.Return(value=name(pass_.return_name))]

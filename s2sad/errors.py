@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import linecache
+import os
+
 
 class DifferentiationError(ValueError):
     """s2sad cannot differentiate this code exactly; the message says where, what and what to do."""
@@ -37,9 +40,6 @@ class Location:
         line = getattr(node, "lineno", None)
         if not self.filename.startswith("<s2sad") or line is None:
             return None
-        import linecache
-        import os
-
         from .codegen import _comment
         from .compile import GENERATED_FROM
 

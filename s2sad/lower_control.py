@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import gast
 
+from .anf import jumps
 from .ir import copy_tree, walk
 from .naming import Names, all_names, assign, const, name
 
@@ -50,21 +51,6 @@ def lower_control(tree: gast.FunctionDef) -> gast.FunctionDef:
 # ---- queries ---------------------------------------------------------------------------------
 
 
-def _jumps(stmts) -> str:
-    """'always' if every path through ``stmts`` ends in a jump, 'never' if none does, else 'maybe'
-    (the same question ``anf.restructure`` asks: only ``if``s are looked into, not loops)."""
-    for s in stmts:
-        if isinstance(s, _JUMPS):
-            return "always"
-        if isinstance(s, gast.If):
-            a, b = _jumps(s.body), _jumps(s.orelse)
-            if a == b == "always":
-                return "always"
-            if a != "never" or b != "never":
-                return "maybe"
-    return "never"
-
-
 def _structured(stmts) -> bool:
     """Whether ``anf.restructure`` can move the code after each jump of ``stmts`` into the other
     branch: no ``if`` one of whose branches only sometimes jumps is followed by more code."""
@@ -74,7 +60,7 @@ def _structured(stmts) -> bool:
         if isinstance(s, gast.If):
             if not (_structured(s.body) and _structured(s.orelse)):
                 return False
-            a, b = _jumps(s.body), _jumps(s.orelse)
+            a, b = jumps(s.body), jumps(s.orelse)
             if k + 1 < len(stmts) and "maybe" in (a, b):
                 return False
             if a == b == "always":
@@ -297,7 +283,7 @@ class _Lowering:
                 break
             rest = stmts[k + 1 :]
             if not isinstance(s, gast.If) or (
-                _structured([s]) and not (rest and "maybe" in (_jumps(s.body), _jumps(s.orelse)))
+                _structured([s]) and not (rest and "maybe" in (jumps(s.body), jumps(s.orelse)))
             ):
                 out.append(s)
                 continue

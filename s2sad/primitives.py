@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import gast
 import numpy as np
 
-from .resolve import MISSING, Namespace
+from .resolve import MISSING, Namespace, dotted
 from .rules import lookup
 from .rules.registry import Rule
 
@@ -107,8 +107,6 @@ def classify(stmt, ns: Namespace) -> Op:
             obj = ns.lookup(value.value)
             if obj is not MISSING and not isinstance(obj, (np.ndarray, list, tuple, dict, np.number, float, int)):
                 # np.r_[...], np.c_[...], an object's own __getitem__: no rule
-                from .resolve import dotted
-
                 return Op(UNKNOWN, stmt, args=[value.slice], what=f"{dotted(value.value) or 'an object'}[...]")
         return _with_rule(operator.getitem, stmt, [value.value, value.slice], {}, "indexing")
     if isinstance(value, gast.Attribute):
@@ -140,8 +138,6 @@ def _is_dotted_global(value, ns):
 
 
 def _call(call, stmt, ns: Namespace) -> Op:
-    from .resolve import dotted
-
     args = list(call.args)
     keywords = {k.arg: k.value for k in call.keywords}
     path = dotted(call.func)

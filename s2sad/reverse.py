@@ -19,6 +19,7 @@ import gast
 
 from . import checkpointing, runtime
 from . import primitives as P
+from .aliases import makes_view
 from .containers import may_be_containers
 from .ir import changed, copy_tree, reads, targets, walk, walk_stmts
 from .naming import assign, const, name
@@ -373,7 +374,7 @@ class Reverse:
             if not _basic_index(index, self.range_vars):  # a[[0, 0, 1]] = v: the last write wins
                 part = gast.BinOp(left=part, op=gast.Mult(), right=_call("last_writes", name(b), _index_value(index)))
             # a copy: the slice of the adjoint is reset to zero right after
-            if not self.shapes.is_scalar(value) or _makes_view(index):
+            if not self.shapes.is_scalar(value) or makes_view(index):
                 expr = _call("unbroadcast", _call("np.copy", part), value)
             else:  # a number written at integer indices: a number, or a row it was broadcast over (summed)
                 expr = _call("unbroadcast", part, value)
@@ -647,15 +648,6 @@ class Reverse:
                             out.append(gast.Expr(value=_method(self.stack(var), "append", saved)))
                 out.append(stmt)
         return out
-
-
-def _makes_view(index) -> bool:
-    """Whether ``a[index]`` is a view of ``a`` whatever its rank (a slice, ``...`` or ``None`` in it)."""
-    parts = index.elts if isinstance(index, gast.Tuple) else [index]
-    return any(
-        isinstance(p, gast.Slice) or isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis)
-        for p in parts
-    )
 
 
 def _overwrite_sites(body, params) -> set[int]:
