@@ -43,6 +43,8 @@ def astype_of(g, x):
     float or int, a complex for a complex, an array of ``x``'s dtype (float64 for an integer array) for an
     array, 0-d arrays included.  A real ``x`` keeps the real part of ``g``: its imaginary part is the
     derivative along directions a real argument cannot move in."""
+    if type(x) is float:  # the common scalar case first: no NumPy call for a float derivative
+        return g if type(g) is float else float(np.real(g))
     if type(x) is np.ndarray:
         dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(float)
         if type(g) is np.ndarray and g.dtype == dtype:
