@@ -78,6 +78,10 @@ class Reverse:
             if isinstance(s, gast.Assign)
             and isinstance(s.targets[0], gast.Name)
             and isinstance(s.value, (gast.Tuple, gast.List))
+        } | {  # unpacked (``w, v = t``): t's adjoint is a tuple, accumulated item by item
+            s.value.id
+            for s in walk_stmts(tree.body)
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) and isinstance(s.value, gast.Name)
         }
         self.sites = _overwrite_sites(tree.body, self.params)
         self.remat, self.remat_before = _rematerializable(tree.body, self.sites, shapes)
@@ -149,7 +153,10 @@ class Reverse:
             self.live.add(b)
             self.owned.add(b)
         elif b not in self.owned:
-            out.append(assign(b, gast.BinOp(left=name(b), op=gast.Add(), right=_call("zeros_like", name(var)))))
+            if var in self.sequences:  # a tuple or list of adjoints: copied item by item into a list
+                out.append(assign(b, _call("own", name(b))))
+            else:
+                out.append(assign(b, gast.BinOp(left=name(b), op=gast.Add(), right=_call("zeros_like", name(var)))))
             self.owned.add(b)
             self.copied.add(b)
         if _basic_index(index, self.range_vars):

@@ -130,11 +130,7 @@ FIRST_ORDER_ONLY: dict[str, str] = {
     "numpy.fft.rfft": _HELPER.format("unrfft"),
     "numpy.fft.irfft": _HELPER.format("unirfft"),
     "numpy.linalg.norm": _HELPER.format("unnorm_ord"),
-    "numpy.linalg.solve": _HELPER.format("unsolve / solve_matmul"),
     "numpy.linalg.pinv": _HELPER.format("unpinv / pinv_tangent"),
-    "numpy.linalg.cholesky": _HELPER.format("uncholesky"),
-    "numpy.linalg.eigh": _HELPER.format("uneigh / eigengaps"),
-    "numpy.linalg.eig": _HELPER.format("uneig / eigengaps"),
     "numpy.linalg.svd": _HELPER.format("unsvd / svd_tangent"),
     "s2sad.runtime.unnorm": "unnorm has a forward rule only: a reverse rule must follow the complex convention",
 }

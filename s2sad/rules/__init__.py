@@ -4,6 +4,7 @@ from . import (  # noqa: F401
     arithmetic,
     fft,
     linalg,
+    linalg_helpers,
     math_rules,
     memory,
     nondifferentiable,

@@ -25,15 +25,15 @@ __all__ = [
     "unkron_a",
     "unkron_b",
     "mT",
-    "unsolve",
-    "solve_matmul",
+    "as_columns",
+    "from_columns",
     "phi",
     "symmetrize",
     "unsymmetrize",
-    "uncholesky",
     "eigengaps",
-    "uneigh",
-    "uneig",
+    "gap_weighted",
+    "eigenvector_adjoint",
+    "eigenvalue_adjoint",
     "unsvd",
     "svd_tangent",
     "unpinv",
@@ -223,23 +223,15 @@ def _nonzero(values, what, like=None):
 # ---- solving -------------------------------------------------------------------------------
 
 
-def unsolve(g, a, b, x):
-    """Adjoints ``(of a, of b)`` of ``x = np.linalg.solve(a, b)``: ``b̄ = a^-T x̄``, ``ā = -b̄ x^T``
-    (a 1-d ``b`` is one vector, whatever the stacking of ``a``)."""
-    if np.ndim(b) == 1:
-        g, x = g[..., None], x[..., None]
-    gb = np.linalg.solve(mT(a), g)
-    ga = -gb @ mT(x)
-    if np.ndim(b) == 1:
-        gb = gb[..., 0]
-    return unbroadcast(ga, a), unbroadcast(gb, b)
+def as_columns(v, b):
+    """``v`` as a stack of matrices for ``np.linalg.solve(a, b)``: a trailing axis of length 1 when ``b``
+    is one vector (1-d), ``v`` itself otherwise."""
+    return v[..., None] if np.ndim(b) == 1 else v
 
 
-def solve_matmul(a, m, x, b):
-    """``a^-1 (m x)`` for ``x = np.linalg.solve(a, b)``, with ``x`` one vector when ``b`` is 1-d."""
-    if np.ndim(b) == 1:
-        return np.linalg.solve(a, (m @ x[..., None]))[..., 0]
-    return np.linalg.solve(a, m @ x)
+def from_columns(v, b):
+    """The inverse of ``as_columns``: the trailing axis dropped again when ``b`` is 1-d."""
+    return v[..., 0] if np.ndim(b) == 1 else v
 
 
 # ---- symmetric matrices: cholesky, eigh ----------------------------------------------------
@@ -277,15 +269,6 @@ def unsymmetrize(g, uplo=None):
     return _real_diagonal(np.triu(g) + np.triu(_mH(g), 1))
 
 
-def uncholesky(g, chol):
-    """Adjoint of ``a`` in ``L = np.linalg.cholesky(a)`` (which reads a's lower triangle):
-    ``S = L^-T Φ(L^T ḡ) L^-1`` for the symmetric input, ``unsymmetrize(S)`` for ``a`` (Murray 2016)."""
-    lt = mT(chol)
-    p = phi(lt @ g)
-    s = np.linalg.solve(lt, mT(np.linalg.solve(lt, mT(p))))
-    return unsymmetrize(s)
-
-
 def eigengaps(w, what="eigenvectors have no derivative at repeated eigenvalues"):
     """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it, for eigenvalues ``w``; raises
     where the eigenvectors have no derivative (repeated or complex eigenvalues)."""
@@ -304,33 +287,32 @@ def eigengaps(w, what="eigenvectors have no derivative at repeated eigenvalues")
     return np.where(off, 1.0 / np.where(off, diff, 1.0), 0.0)
 
 
-def uneigh(gw, gv, w, v):
-    """``S`` with ``<S, dA> = <gw, dw> + <gv, dv>`` for ``(w, v) = eigh(A)``, ``dA`` symmetric:
-    ``S = v (diag(gw) + F * (v^T gv)) v^T`` with ``F = eigengaps(w)``."""
-    inner = np.expand_dims(np.real(gw), -2) * np.eye(np.shape(w)[-1])
-    if np.iscomplexobj(v):  # Hermitian: <S, dA> = Re(sum(S * dA)) gives S = conj(v diag(gw) v^H)
-        if np.any(gv):
-            raise ValueError(
-                "s2sad differentiates the eigenvectors of np.linalg.eigh for real matrices only (complex "
-                "eigenvectors have an arbitrary phase); the eigenvalues of complex Hermitian matrices are fine"
-            )
-        return np.conj(v) @ inner @ mT(v)
-    if np.any(gv):
-        inner = inner + eigengaps(w) * (mT(v) @ gv)
-    return v @ inner @ mT(v)
+def gap_weighted(w, m):
+    """``F * m`` with ``F = eigengaps(w)`` (``F[i, j] = 1 / (w[j] - w[i])``, 0 on the diagonal); zeros when
+    ``m`` is zero (no eigenvector is used), so repeated eigenvalues raise only where they matter."""
+    if not np.any(m):
+        return np.zeros(np.broadcast_shapes(np.shape(m), np.shape(w)[:-1] + (np.shape(w)[-1],) * 2))
+    return eigengaps(w) * m
 
 
-def uneig(gw, gv, w, v):
-    """Adjoint of ``a`` in ``(w, v) = eig(a)``, real distinct eigenvalues, unit eigenvectors:
-    ``ā = v^-T (diag(gw) + F * (v^T ĝv)) v^T``, ``ĝv`` = ``gv`` minus its part along each ``v``."""
-    if np.iscomplexobj(w) or np.iscomplexobj(v):  # NumPy >= 2.5: complex dtype, real values
+def eigenvector_adjoint(g, v):
+    """The adjoint ``g`` of the eigenvectors ``v`` of ``eigh``, which s2sad differentiates for real matrices
+    only (complex eigenvectors have an arbitrary phase): ``g`` itself, or ValueError."""
+    if np.iscomplexobj(v) and np.any(g):
+        raise ValueError(
+            "s2sad differentiates the eigenvectors of np.linalg.eigh for real matrices only (complex "
+            "eigenvectors have an arbitrary phase); the eigenvalues of complex Hermitian matrices are fine"
+        )
+    return g
+
+
+def eigenvalue_adjoint(g, w):
+    """The adjoint ``g`` of the eigenvalues ``w`` of ``eig``, differentiated where they are real only:
+    ``g`` (its real part when ``w`` is complex-typed with real values), or ValueError."""
+    if np.iscomplexobj(w):
         eigengaps(w)  # raises where they are not real
-        w, v, gw, gv = np.real(w), np.real(v), np.real(gw), np.real(gv)
-    inner = np.expand_dims(gw, -2) * np.eye(np.shape(w)[-1])
-    if np.any(gv):
-        gv = gv - v * np.sum(v * gv, axis=-2, keepdims=True)
-        inner = inner + eigengaps(w) * (mT(v) @ gv)
-    return np.linalg.solve(mT(v), inner @ mT(v))
+        return np.real(g)
+    return g
 
 
 # ---- svd, pinv -----------------------------------------------------------------------------

@@ -5,7 +5,18 @@ allows them.  Functions of eigen- and singular vectors are invariant under each 
 
 import numpy as np
 
-from s2sad.runtime import mT, phi, symmetrize, unsymmetrize, untrace
+from s2sad.runtime import (
+    as_columns,
+    eigenvalue_adjoint,
+    eigenvector_adjoint,
+    from_columns,
+    gap_weighted,
+    mT,
+    phi,
+    symmetrize,
+    unsymmetrize,
+    untrace,
+)
 
 from . import A, M, case, spd, wellcond
 
@@ -489,3 +500,38 @@ def unsymmetrize_upper(g):
 @case("s2sad.runtime.untrace", A(3, 3))
 def untrace_(g):
     return untrace(g, SHAPE_243, 1, 0, 2)
+
+
+# ---- the runtime helpers of the rules above (derivatives of derivatives) ---------------------
+
+
+@case("s2sad.runtime.as_columns", A(2, 3), np.zeros(3))
+@case("s2sad.runtime.from_columns", A(2, 3), np.zeros(3))
+def columns_vector(v, b):
+    return from_columns(as_columns(v, b) * as_columns(v, b), b)
+
+
+@case("s2sad.runtime.as_columns", A(3, 2), np.zeros((3, 2)))
+@case("s2sad.runtime.from_columns", A(3, 2), np.zeros((3, 2)))
+def columns_matrix(v, b):
+    return from_columns(as_columns(v, b) * v, b)
+
+
+@case("s2sad.runtime.gap_weighted", A(3, lo=0.0, hi=1.0), A(3, 3), complex=False)  # eigenvalues are real
+def gap_weighted_(w, m):
+    return gap_weighted(w + np.array([0.0, 2.0, 4.0]), m)
+
+
+@case("s2sad.runtime.gap_weighted", A(2, 3, lo=0.0, hi=1.0), A(3, 3), complex=False)
+def gap_weighted_stacked(w, m):
+    return gap_weighted(w + np.array([0.0, 2.0, 4.0]), m * m)
+
+
+@case("s2sad.runtime.eigenvector_adjoint", A(3, 3))
+def eigenvector_adjoint_(g):
+    return eigenvector_adjoint(g * g, np.eye(3))
+
+
+@case("s2sad.runtime.eigenvalue_adjoint", A(3))
+def eigenvalue_adjoint_(g):
+    return eigenvalue_adjoint(g * g, np.arange(3.0))
