@@ -12,6 +12,7 @@ import numpy as np
 from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
     as_columns,
+    cofactor,
     eigengaps,
     eigenvalue_adjoint,
     eigenvector_adjoint,
@@ -207,14 +208,15 @@ def inv(y, a):
     dy = -(y @ da @ y)
 
 
+# d det(a) = sum(cofactor(a) * da): the cofactor matrix exists at singular matrices too
 @reverse_rule(np.linalg.det)
 def det(y, a):
-    ba += np.expand_dims(by * y, (-2, -1)) * mT(np.linalg.inv(a))
+    ba += np.expand_dims(by, (-2, -1)) * cofactor(a)
 
 
 @forward_rule(np.linalg.det)
 def det(y, a):
-    dy = y * np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+    dy = np.sum(cofactor(a) * da, axis=(-2, -1))
 
 
 # (sign, logabsdet): the sign is locally constant

@@ -69,3 +69,29 @@ def eigenvalue_adjoint_(z, g, w):
 @reverse_rule(runtime.eigenvalue_adjoint, name="s2sad.runtime.eigenvalue_adjoint")
 def eigenvalue_adjoint_(z, g, w):
     bg += eigenvalue_adjoint(bz, w)
+
+
+# ---- c = cofactor(a) = det(a) a⁻ᵀ:  dc = tr(a⁻¹ da) c - a⁻ᵀ daᵀ c  (where a is invertible) ------------
+
+
+@forward_rule(runtime.cofactor, name="s2sad.runtime.cofactor")
+def cofactor_(c, a):
+    ai = invertible(a)
+    dc = np.expand_dims(np.trace(np.linalg.solve(ai, da), axis1=-2, axis2=-1), (-2, -1)) * c - np.linalg.solve(mT(ai), mT(da) @ c)
+
+
+@reverse_rule(runtime.cofactor, name="s2sad.runtime.cofactor")
+def cofactor_(c, a):
+    ainv = np.linalg.inv(invertible(a))
+    ba += np.expand_dims(np.sum(bc * c, axis=(-2, -1)), (-2, -1)) * mT(ainv) - c @ mT(bc) @ mT(ainv)
+
+
+# invertible(a) is a with a check: the identity
+@forward_rule(runtime.invertible, name="s2sad.runtime.invertible")
+def invertible_(z, a, what=None):
+    dz = da
+
+
+@reverse_rule(runtime.invertible, name="s2sad.runtime.invertible")
+def invertible_(z, a, what=None):
+    ba += bz

@@ -25,6 +25,8 @@ __all__ = [
     "unkron_a",
     "unkron_b",
     "mT",
+    "cofactor",
+    "invertible",
     "as_columns",
     "from_columns",
     "phi",
@@ -221,6 +223,33 @@ def _nonzero(values, what, like=None):
 
 
 # ---- solving -------------------------------------------------------------------------------
+
+
+def cofactor(a):
+    """The cofactor matrix of each matrix in ``a`` (the transpose of its adjugate; ``det(a) a^-T`` when ``a``
+    is invertible), computed without inverting, so that it exists at singular matrices too: with
+    ``a = u diag(s) vh``, ``cofactor(a) = det(u) det(vh) conj(u) diag(p) conj(vh)``, ``p[i]`` the product
+    of the other singular values."""
+    a = np.asarray(a)
+    if a.shape[-1] == 0:
+        return np.zeros(a.shape, dtype=np.result_type(a, float))
+    u, s, vh = np.linalg.svd(a)
+    phase = np.linalg.det(u) * np.linalg.det(vh)
+    if np.iscomplexobj(a):
+        u, vh = np.conj(u), np.conj(vh)
+    n = s.shape[-1]
+    others = np.where(np.eye(n, dtype=bool), 1.0, s[..., None, :])  # row i: the singular values but s[i]
+    p = np.prod(others, axis=-1)
+    return phase[..., None, None] * (u * p[..., None, :]) @ vh
+
+
+def invertible(a, what="the second derivative of det at a singular matrix"):
+    """``a`` itself, after checking that each of its matrices is invertible up to rounding: a formula
+    with ``a^-1`` would be wrong (not just inexact) at a singular matrix, so s2sad raises there."""
+    s = np.linalg.svd(a, compute_uv=False)
+    if np.any(s[..., -1] <= s[..., :1].max(initial=0.0) * np.shape(a)[-1] * np.finfo(float).eps * 16):
+        raise ValueError(f"s2sad: {what} is not computed (the matrix is singular)")
+    return a
 
 
 def as_columns(v, b):

@@ -7,10 +7,12 @@ import numpy as np
 
 from s2sad.runtime import (
     as_columns,
+    cofactor,
     eigenvalue_adjoint,
     eigenvector_adjoint,
     from_columns,
     gap_weighted,
+    invertible,
     mT,
     phi,
     symmetrize,
@@ -329,6 +331,27 @@ def det_stacked(a):
     return np.linalg.det(a)
 
 
+def singular(n, rank):
+    """A random n x n matrix of the given rank (singular when rank < n)."""
+    return M(lambda rng: rng.normal(size=(n, rank)) @ rng.normal(size=(rank, n)))
+
+
+# the cofactor matrix exists at singular matrices (zero at rank n - 2 and below)
+@case("numpy.linalg.det", singular(3, 2))
+def det_singular(a):
+    return np.linalg.det(a)
+
+
+@case("numpy.linalg.det", singular(3, 1))
+def det_rank_one(a):
+    return np.linalg.det(a)
+
+
+@case("numpy.linalg.det", M(lambda rng: np.stack([np.zeros((3, 3)), np.eye(3)])))
+def det_zero_and_identity(a):
+    return np.linalg.det(a)
+
+
 @case("numpy.linalg.slogdet", wellcond(3))
 def slogdet_(a):
     sign, logdet = np.linalg.slogdet(a)
@@ -535,3 +558,18 @@ def eigenvector_adjoint_(g):
 @case("s2sad.runtime.eigenvalue_adjoint", A(3))
 def eigenvalue_adjoint_(g):
     return eigenvalue_adjoint(g * g, np.arange(3.0))
+
+
+@case("s2sad.runtime.cofactor", wellcond(3))
+def cofactor_(a):
+    return cofactor(a)
+
+
+@case("s2sad.runtime.cofactor", stacked(wellcond(3), 2))
+def cofactor_stacked(a):
+    return cofactor(a) * a
+
+
+@case("s2sad.runtime.invertible", wellcond(3))
+def invertible_(a):
+    return invertible(a) * a
