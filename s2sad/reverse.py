@@ -72,17 +72,30 @@ class Reverse:
         self.shapes, self.active, self.request_vjp = shapes, active, request_vjp
         self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
         self.primal_vars = {t for s in walk_stmts(tree.body) for t in targets(s)} | set(self.params)
-        self.sequences = {
-            s.targets[0].id
-            for s in walk_stmts(tree.body)
-            if isinstance(s, gast.Assign)
-            and isinstance(s.targets[0], gast.Name)
-            and isinstance(s.value, (gast.Tuple, gast.List))
-        } | {  # unpacked (``w, v = t``): t's adjoint is a tuple, accumulated item by item
-            s.value.id
-            for s in walk_stmts(tree.body)
-            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) and isinstance(s.value, gast.Name)
-        }
+        self.sequences = (
+            {
+                s.targets[0].id
+                for s in walk_stmts(tree.body)
+                if isinstance(s, gast.Assign)
+                and isinstance(s.targets[0], gast.Name)
+                and isinstance(s.value, (gast.Tuple, gast.List))
+            }
+            | {  # lists of adjoints made by add_seq (generated code differentiated again)
+                s.targets[0].id
+                for s in walk_stmts(tree.body)
+                if isinstance(s, gast.Assign)
+                and isinstance(s.targets[0], gast.Name)
+                and isinstance(s.value, gast.Call)
+                and getattr(s.value.func, "id", None) == "add_seq"
+            }
+            | {  # unpacked (``w, v = t``): t's adjoint is a tuple, accumulated item by item
+                s.value.id
+                for s in walk_stmts(tree.body)
+                if isinstance(s, gast.Assign)
+                and isinstance(s.targets[0], gast.Tuple)
+                and isinstance(s.value, gast.Name)
+            }
+        )
         self.sites = _overwrite_sites(tree.body, self.params)
         self.remat, self.remat_before = _rematerializable(tree.body, self.sites, shapes)
         self.remat_copies: list = []  # (recomputation, variable): dropped if the adjoint never reads it
@@ -159,7 +172,14 @@ class Reverse:
                 out.append(assign(b, gast.BinOp(left=name(b), op=gast.Add(), right=_call("zeros_like", name(var)))))
             self.owned.add(b)
             self.copied.add(b)
-        if _basic_index(index, self.range_vars):
+        if var in self.sequences and _basic_index(index, self.range_vars):
+            # an item of a list of adjoints: a new value, not an in-place add (a real item's adjoint may
+            # receive a complex one; only its real part counts, taken where it is used)
+            load = gast.Subscript(value=name(b), slice=index, ctx=gast.Load())
+            target = gast.Subscript(value=name(b), slice=index, ctx=gast.Store())
+            total = gast.BinOp(left=load, op=gast.Add(), right=expr)
+            out.append(gast.Assign(targets=[target], value=total, type_comment=None))
+        elif _basic_index(index, self.range_vars):
             target = gast.Subscript(value=name(b), slice=index, ctx=gast.Store())
             out.append(gast.AugAssign(target=target, op=gast.Add(), value=expr))
         else:

@@ -135,7 +135,8 @@ def unsum_items(z, g, items):
     dz = unsum_items(dg, items)
 
 
-# z = add_at(g, index, v) is g with v added at index (g is written in place and returned)
+# z = add_at(g, index, v) is g with v added at index (g is written in place and returned; a real g takes
+# the real part of v, so its adjoint does too: unbroadcast(bz, g) is bz's real part for a real g)
 @forward_rule(runtime.add_at, name="s2sad.runtime.add_at")
 def add_at(z, g, index, v):
     dz = dg + scatter(dv, g, index)
@@ -144,7 +145,7 @@ def add_at(z, g, index, v):
 @reverse_rule(runtime.add_at, name="s2sad.runtime.add_at")
 def add_at(z, g, index, v):
     bg += bz
-    bv += unbroadcast(bz[index], v)
+    bv += unbroadcast(unbroadcast(bz, g)[index], v)
 
 
 @forward_rule(runtime.scatter, name="s2sad.runtime.scatter")
@@ -154,7 +155,7 @@ def scatter(z, v, like, index):
 
 @reverse_rule(runtime.scatter, name="s2sad.runtime.scatter")
 def scatter(z, v, like, index):
-    bv += unbroadcast(bz[index], v)
+    bv += unbroadcast(unbroadcast(bz, like)[index], v)
 
 
 @forward_rule(runtime.own, name="s2sad.runtime.own")

@@ -170,8 +170,9 @@ def add_at(g, index, v):
 
 def scatter(v, like, index):
     """Zeros shaped like ``like`` with ``v`` added at ``index`` (repeated indices add up): ``add_at``
-    without writing into anything, for the tangent of ``add_at``."""
-    v = np.asarray(v)
+    without writing into anything, for the tangent of ``add_at`` (so, like ``add_at``, the real part of
+    ``v`` when ``like`` is real)."""
+    v = np.asarray(_real_for(v, like))
     out = np.zeros(_shape(like), dtype=np.result_type(v.dtype, float))
     np.add.at(out, index, v)
     return out
