@@ -318,6 +318,8 @@ class Reverse:
             for i, elt in enumerate(op.args):
                 if self.is_active(elt):
                     item = gast.Subscript(value=name(bout), slice=const(i), ctx=gast.Load())
+                    # a new value, not an in-place add: a real item's adjoint may receive a complex one
+                    self.owned.discard(self.adj(elt.id))
                     code += self.accumulate(elt.id, item, name(out))
         elif op.kind == P.RULE:
             code = self.adjoint_rule(stmt, op, out, bout)

@@ -43,6 +43,8 @@ __all__ = [
     "unpad",
     "unrfft",
     "unirfft",
+    "unrfft_t",
+    "unirfft_t",
     "polygamma",
 ]
 
@@ -474,6 +476,35 @@ def unirfft(g, a, n=None, axis=-1, norm=None):
     if n % 2 == 0:
         w[-1] = 1.0
     return unpad(np.moveaxis(half * w, -1, axis), a)
+
+
+def _fit(x, length, axis):
+    """``x`` cropped or zero-padded to ``length`` along ``axis``."""
+    x = np.moveaxis(np.asarray(x), axis, -1)
+    x = x[..., :length]
+    if x.shape[-1] < length:
+        x = np.concatenate([x, np.zeros(x.shape[:-1] + (length - x.shape[-1],), dtype=x.dtype)], axis=-1)
+    return np.moveaxis(x, -1, axis)
+
+
+def unrfft_t(b, g, a, n=None, axis=-1, norm=None):
+    """The transpose of ``g -> unrfft(g, a, n, axis, norm)`` (a linear map; no conjugation): ``b`` (shaped
+    like ``a``; its real part for a real ``a``) padded to ``n``, its FFT, cropped to ``g``'s length."""
+    n = np.shape(a)[axis] if n is None else n
+    b = _real_like(b, a)
+    return _fit(np.fft.fft(_fit(b, n, axis), axis=axis, norm=norm), np.shape(g)[axis], axis)
+
+
+def unirfft_t(b, g, a, n=None, axis=-1, norm=None):
+    """The transpose of ``g -> unirfft(g, a, n, axis, norm)``: ``b`` (its real part for a real ``a``) fitted
+    to the ``n // 2 + 1`` bins, weighted like ``unirfft``, zero-padded to ``n`` and inverse transformed."""
+    n = 2 * (np.shape(a)[axis] - 1) if n is None else n
+    b = np.moveaxis(_fit(_real_like(b, a), n // 2 + 1, axis), axis, -1)
+    w = np.full(n // 2 + 1, 2.0)
+    w[0] = 1.0
+    if n % 2 == 0:
+        w[-1] = 1.0
+    return np.fft.ifft(_fit(np.moveaxis(b * w, -1, axis), n, axis), axis=axis, norm=norm)
 
 
 # ---- scipy.special -------------------------------------------------------------------------
