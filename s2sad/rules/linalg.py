@@ -21,7 +21,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     match_complex,
     mT,
     phi,
-    pinv_tangent,
+    real_matrix,
     svd_tangent,
     symmetrize,
     unbroadcast,
@@ -32,7 +32,6 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     unkron_b,
     unnorm,
     unnorm_ord,
-    unpinv,
     unsvd,
     unsymmetrize,
     untensordot_a,
@@ -191,6 +190,11 @@ def norm(y, x, ord=None, axis=None, keepdims=False):
 
 
 @forward_rule(np.linalg.norm, kind=REDUCTION)
+def norm(y, x, *, axis=None, keepdims=False):
+    dy = np.real(np.sum(unnorm(1.0, x, y, axis, keepdims) * dx, axis=axis, keepdims=keepdims))
+
+
+@forward_rule(np.linalg.norm, kind=REDUCTION)
 def norm(y, x, ord=None, axis=None, keepdims=False):
     dy = np.real(np.sum(unnorm_ord(1.0, x, y, ord, axis, keepdims) * dx, axis=axis, keepdims=keepdims))
 
@@ -243,14 +247,20 @@ def solve(x, a, b):
     dx = np.linalg.solve(a, db) - from_columns(np.linalg.solve(a, da @ as_columns(x, b)), b)
 
 
+# exact where the rank is locally constant (Golub and Pereyra 1973); real matrices only
 @reverse_rule(np.linalg.pinv)
 def pinv(y, a, rcond=None, hermitian=False):
-    ba += unpinv(by, a, y)
+    ar = real_matrix(a)
+    gt = mT(by)
+    yt = mT(y)
+    ba += -yt @ by @ yt + (gt - ar @ (y @ gt)) @ (y @ yt) + (yt @ y) @ (gt - (gt @ y) @ ar)
 
 
 @forward_rule(np.linalg.pinv)
 def pinv(y, a, rcond=None, hermitian=False):
-    dy = pinv_tangent(da, a, y)
+    ar = real_matrix(a)
+    yt = mT(y)
+    dy = -y @ da @ y + (y @ yt) @ (mT(da) - (mT(da) @ ar) @ y) + (mT(da) - y @ (ar @ mT(da))) @ (yt @ y)
 
 
 # ---- factorizations: NumPy reads one triangle of a symmetric input ------------------------

@@ -95,3 +95,13 @@ def invertible_(z, a, what=None):
 @reverse_rule(runtime.invertible, name="s2sad.runtime.invertible")
 def invertible_(z, a, what=None):
     ba += bz
+
+
+@forward_rule(runtime.real_matrix, name="s2sad.runtime.real_matrix")
+def real_matrix_(z, a, what=None):
+    dz = da
+
+
+@reverse_rule(runtime.real_matrix, name="s2sad.runtime.real_matrix")
+def real_matrix_(z, a, what=None):
+    ba += bz

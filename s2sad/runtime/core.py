@@ -26,6 +26,7 @@ __all__ = [
     "undot_x",
     "undot_y",
     "unprod",
+    "prod_tangent",
     "unextremum",
     "unconcatenate",
     "unstack",
@@ -249,6 +250,27 @@ def unprod(g, x, y, axis=None, keepdims=False):
         others = _prod_others(merged, -1).reshape(moved.shape)
         return g * np.moveaxis(others, tuple(range(-len(axes), 0)), axes)
     return g * _prod_others(x, axes[0])
+
+
+def prod_tangent(x, t, axis=None):
+    """``dP`` along ``t`` for ``P[i]`` = the product of the other elements of ``x`` in its reduction along
+    ``axis`` (``unprod``'s factor): ``dP[i] = sum over j != i of t[j] * prod(x[k], k != i, j)``, exact with
+    zeros (no division).  Symmetric in the pairing of ``t`` with ``dP``, so it is its own transpose."""
+    x = np.asarray(x)
+    t = np.broadcast_to(t, x.shape)
+    axes = tuple(range(x.ndim)) if axis is None else (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
+    last = tuple(range(-len(axes), 0))
+    moved_x, moved_t = np.moveaxis(x, axes, last), np.moveaxis(t, axes, last)
+    shape = moved_x.shape
+    xm = moved_x.reshape(shape[: x.ndim - len(axes)] + (-1,))
+    tm = moved_t.reshape(xm.shape)
+    n = xm.shape[-1]
+    eye = np.eye(n, dtype=bool)
+    rows = np.where(eye, 1.0, xm[..., None, :])  # row i: x with x[i] replaced by 1
+    q = _prod_others(rows, -1)  # q[i, j] = prod(x[k], k != i, j) for j != i
+    d = np.sum(np.where(eye, 0.0, q) * tm[..., None, :], axis=-1)
+    return np.moveaxis(d.reshape(shape), last, axes)
 
 
 def _prod_others(x, axis):

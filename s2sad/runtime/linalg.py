@@ -38,8 +38,7 @@ __all__ = [
     "eigenvalue_adjoint",
     "unsvd",
     "svd_tangent",
-    "unpinv",
-    "pinv_tangent",
+    "real_matrix",
     "unpad",
     "unrfft",
     "unirfft",
@@ -423,19 +422,10 @@ def svd_tangent(da, a, y, full_matrices=True, compute_uv=True, hermitian=False):
     return du, ds, mT(dv)
 
 
-def unpinv(g, a, y):
-    """Adjoint of ``a`` in ``y = np.linalg.pinv(a)`` (exact where the rank is locally constant):
-    ``ā = -yᵀ g yᵀ + (I - a y) gᵀ y yᵀ + yᵀ y gᵀ (I - y a)`` (Golub and Pereyra 1973)."""
-    _real_only(a, "np.linalg.pinv")
-    gt, yt = mT(g), mT(y)
-    return -yt @ g @ yt + (gt - a @ (y @ gt)) @ (y @ yt) + (yt @ y) @ (gt - (gt @ y) @ a)
-
-
-def pinv_tangent(da, a, y):
-    """Tangent of ``y = np.linalg.pinv(a)``: ``-y da y + y yᵀ daᵀ (I - a y) + (I - y a) daᵀ yᵀ y``."""
-    _real_only(a, "np.linalg.pinv")
-    dat, yt = mT(da), mT(y)
-    return -y @ da @ y + (y @ yt) @ (dat - (dat @ a) @ y) + (dat - y @ (a @ dat)) @ (yt @ y)
+def real_matrix(a, what="np.linalg.pinv"):
+    """``a`` itself, after checking that it is real (s2sad differentiates ``what`` of real matrices only)."""
+    _real_only(a, what)
+    return a
 
 
 # ---- FFT -----------------------------------------------------------------------------------

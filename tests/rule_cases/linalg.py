@@ -15,6 +15,7 @@ from s2sad.runtime import (
     invertible,
     mT,
     phi,
+    real_matrix,
     symmetrize,
     unsymmetrize,
     untrace,
@@ -573,3 +574,8 @@ def cofactor_stacked(a):
 @case("s2sad.runtime.invertible", wellcond(3))
 def invertible_(a):
     return invertible(a) * a
+
+
+@case("s2sad.runtime.real_matrix", A(3, 2), complex=False)  # refuses complex input
+def real_matrix_(a):
+    return real_matrix(a) * a

@@ -22,6 +22,7 @@ from s2sad.runtime import (
     unmatmul_x,
     unmatmul_y,
     unnorm,
+    unprod,
     unreduce,
     unsqueeze,
     unstack,
@@ -188,3 +189,20 @@ def unkron_a_(g, a, b):
 @case("s2sad.runtime.unkron_b", A(4, 6), A(2, 3), A(2, 2))
 def unkron_b_(g, a, b):
     return unkron_b(g, a, b)
+
+
+@case("s2sad.runtime.unprod", A(3), A(3, 4))
+def unprod_axis(g, x):
+    return unprod(g, x, np.prod(x, axis=1), 1)
+
+
+@case("s2sad.runtime.unprod", A(), A(2, 3))
+def unprod_all_zeros(g, x):  # zeros in x: the product of the others without division
+    z = x * np.array([0.0, 1.0, 0.0])
+    return unprod(g, z, np.prod(z)) * x
+
+
+@case("s2sad.runtime.unprod", A(1, 4), A(2, 4, 3))
+def unprod_axes_keepdims(g, x):
+    z = x * np.array([1.0, 0.0, 1.0])
+    return unprod(g[..., None], z, np.prod(z, axis=(0, 2), keepdims=True), (0, 2), True)
