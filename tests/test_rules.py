@@ -126,7 +126,6 @@ FIRST_ORDER_ONLY: dict[str, str] = {
         "its derivative calls prod_tangent (exact with zeros), which has no rules: derivatives of np.prod "
         "are exact to order 2, the third is refused"
     ),
-    "math.fabs": "its adjoint calls math.copysign, which has no rule",
     "float": "the second adjoint writes into the first adjoint of x[i], which s2sad cannot prove is not shared",
     "numpy.cumprod": _HELPER.format("uncumprod / cumprod_tangent"),
     "numpy.einsum": _HELPER.format("uneinsum"),
