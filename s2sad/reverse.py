@@ -151,7 +151,10 @@ class Reverse:
         if var in self.sequences:
             return [assign(b, _call("add_seq", name(b), expr))]
         op = gast.Add() if sign > 0 else gast.Sub()
-        if b in self.owned and not self.shapes.is_scalar(name(var)):
+        # derivative code differentiated again mixes real and complex adjoints (a real value's adjoint may
+        # receive a complex one): there every accumulation makes a new value instead of adding in place
+        generated = getattr(self.ns.fn, "__module__", None) == "s2sad.generated"
+        if b in self.owned and not self.shapes.is_scalar(name(var)) and not generated:
             # b holds an array no other name shares: add in place, no new array
             return [gast.AugAssign(target=name(b, gast.Store()), op=op, value=expr)]
         self.owned.add(b)

@@ -252,14 +252,7 @@ def _order2_cases(kind):
 
 # Second derivatives that crash today, by case id: left out of the sweep so that nothing here asserts a
 # wrong number; each is a known bug with its reason.
-COMPLEX_PENDING: dict[str, str] = {
-    "s2sad.runtime.add_seq:add_seq_:mixed": (
-        "reverse over forward: a real array's adjoint, added into in place, receives a complex adjoint "
-        "(the in-place += of the reverse pass where shapes are proven equal and no unbroadcast is emitted)"
-    ),
-    "numpy.angle:angle_": "as add_seq_:mixed (reverse over reverse; the first derivative is exact)",
-    "numpy.fft.ifft:ifft_": "as add_seq_:mixed (reverse over forward)",
-}
+COMPLEX_PENDING: dict[str, str] = {}
 
 
 def _check_order2(case, first_kind):
