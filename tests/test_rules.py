@@ -126,15 +126,24 @@ FIRST_ORDER_ONLY: dict[str, str] = {
         "its derivative calls prod_tangent (exact with zeros), which has no rules: derivatives of np.prod "
         "are exact to order 2, the third is refused"
     ),
-    "float": "the second adjoint writes into the first adjoint of x[i], which s2sad cannot prove is not shared",
     "numpy.cumprod": _HELPER.format("uncumprod / cumprod_tangent"),
     "numpy.einsum": _HELPER.format("uneinsum"),
-    "numpy.linalg.norm": "with ord= (any but the default 2-norm): " + _HELPER.format("unnorm_ord"),
     "numpy.linalg.svd": _HELPER.format("unsvd / svd_tangent"),
 }
 
-# cases (rule:function) at points where only the first derivative exists or is computed
+# cases (rule:function) first-order only by their arguments (ord=, a singular matrix), with the reason
+_NORM_ORD = "np.linalg.norm with ord= (any but the default 2-norm): " + _HELPER.format("unnorm_ord")
 FIRST_ORDER_ONLY_CASES: dict[str, str] = {
+    "numpy.linalg.norm:norm_fro": _NORM_ORD,
+    "numpy.linalg.norm:norm_matrix_1_inf": _NORM_ORD,
+    "numpy.linalg.norm:norm_matrix_axes": _NORM_ORD,
+    "numpy.linalg.norm:norm_nuclear": _NORM_ORD,
+    "numpy.linalg.norm:norm_spectral": _NORM_ORD,
+    "numpy.linalg.norm:norm_stacked_matrices": _NORM_ORD,
+    "numpy.linalg.norm:norm_vector_1": _NORM_ORD,
+    "numpy.linalg.norm:norm_vector_inf": _NORM_ORD,
+    "numpy.linalg.norm:norm_vector_p": _NORM_ORD,
+    "numpy.linalg.norm:norm_vector_rows": _NORM_ORD,
     "numpy.linalg.det:det_singular": "second derivative at a singular matrix: refused (a⁻¹ in cofactor's rule)",
     "numpy.linalg.det:det_rank_one": "as det_singular",
     "numpy.linalg.det:det_zero_and_identity": "as det_singular",
