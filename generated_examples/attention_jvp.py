@@ -4,10 +4,11 @@
 
 import numpy as np
 
-from s2sad.runtime import unextremum
+from s2sad.runtime import astype_of, unextremum
 
 
 def jvp_attend(q, K, V, dq):
+    dq = astype_of(dq, q)
     # scores = K @ q  (attention.py:7)
     scores = K @ q
     dscores = K @ dq

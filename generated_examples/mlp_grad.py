@@ -128,7 +128,10 @@ def _rebuilt(x, items):
 
 
 def unbroadcast(g, x):
-    """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``."""
+    """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``.
+    A container ``x`` (a list, dict, ...) has a container adjoint of its own structure: ``g`` itself."""
+    if type(x) is not np.ndarray and not isinstance(x, (float, int, complex, np.generic)) and is_tree(x):
+        return g
     shape = _shape(x)
     gshape = _shape(g)
     g = _real_for(g, x)

@@ -32,6 +32,7 @@ def jacobian_polar_reverse(p):
 
 
 def jvp_polar(p, dp):
+    dp = astype_of(dp, p)
     # r = p[0]  (polar.py:7)
     r = p[0]
     dr = dp[0]

@@ -15,6 +15,7 @@ def hessian_rosenbrock(x):
 
 
 def jvp_drosenbrock_dx(x, dx, bout=1.0):
+    dx = astype_of(dx, x)
     # a = x[1:] - x[:-1] ** 2  (rosenbrock.py:7)
     t = x[1:]
     dt = dx[1:]

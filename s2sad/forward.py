@@ -464,7 +464,13 @@ def forward(tree, wrt, ns, loc, names, shapes, active, request_jvp, *, fname=Non
     fwd = Forward(tree, wrt, ns, loc, names, shapes, active, request_jvp)
     for w in wrt:
         fwd.live.add(w)
-    body = fwd.block(tree.body[:-1])
+    # a tangent has its argument's type, as a derivative does (float32 stays float32): cast on entry
+    cast = [
+        assign(fwd.tan(w), _call("astype_of", name(fwd.tan(w)), name(w)))
+        for w in wrt
+        if not fwd.shapes.is_scalar(name(w))
+    ]
+    body = cast + fwd.block(tree.body[:-1])
     out = tree.body[-1].value.id
     dout = fwd.tangent(name(out))
     if dout is None:

@@ -80,6 +80,13 @@ class Reverse:
             if isinstance(s, gast.Assign)
             and isinstance(s.targets[0], gast.Name)
             and isinstance(s.value, (gast.Tuple, gast.List))
+        } | {  # lists of adjoints made by add_seq (generated code differentiated again)
+            s.targets[0].id
+            for s in walk_stmts(tree.body)
+            if isinstance(s, gast.Assign)
+            and isinstance(s.targets[0], gast.Name)
+            and isinstance(s.value, gast.Call)
+            and getattr(s.value.func, "id", None) == "add_seq"
         }
         self.trees = may_be_containers(tree, ns)
         self.sites = _overwrite_sites(tree.body, self.params)
@@ -141,7 +148,10 @@ class Reverse:
             part = expr if sign > 0 else gast.UnaryOp(op=gast.USub(), operand=expr)
             return [assign(b, _call("tree_add", name(b), part))]
         op = gast.Add() if sign > 0 else gast.Sub()
-        if b in self.owned and not self.shapes.is_scalar(name(var)):
+        # derivative code differentiated again mixes real and complex adjoints (a real value's adjoint may
+        # receive a complex one): there every accumulation makes a new value instead of adding in place
+        generated = getattr(self.ns.fn, "__module__", None) == "s2sad.generated"
+        if b in self.owned and not self.shapes.is_scalar(name(var)) and not generated:
             # b holds an array no other name shares: add in place, no new array
             return [gast.AugAssign(target=name(b, gast.Store()), op=op, value=expr)]
         self.owned.add(b)
@@ -156,14 +166,23 @@ class Reverse:
             self.live.add(b)
             self.owned.add(b)
         elif b not in self.owned:
-            zeros = _call("zeros_like", name(var))
-            own = _call("tree_add", name(b), zeros) if var in self.trees else gast.BinOp(name(b), gast.Add(), zeros)
-            out.append(assign(b, own))
+            if var in self.sequences:  # a tuple or list of adjoints: copied item by item into a list
+                out.append(assign(b, _call("own", name(b))))
+            else:
+                zeros = _call("zeros_like", name(var))
+                own = _call("tree_add", name(b), zeros) if var in self.trees else gast.BinOp(name(b), gast.Add(), zeros)
+                out.append(assign(b, own))
             self.owned.add(b)
             self.copied.add(b)
         if _basic_index(index, self.range_vars) and not _item_index(index):
             target = gast.Subscript(value=name(b), slice=index, ctx=gast.Store())
-            out.append(gast.AugAssign(target=target, op=gast.Add(), value=expr))
+            if var in self.sequences:
+                # items of a list of adjoints: new values, not in-place adds (a real item's adjoint may
+                # receive a complex one; only its real part counts, taken where it is used)
+                load = gast.Subscript(value=name(b), slice=copy_tree(index), ctx=gast.Load())
+                out.append(gast.Assign(targets=[target], value=gast.BinOp(load, gast.Add(), expr), type_comment=None))
+            else:
+                out.append(gast.AugAssign(target=target, op=gast.Add(), value=expr))
         else:
             out.append(assign(b, _call("add_at", name(b), _index_value(index), expr)))  # b stays owned
         return out
@@ -303,6 +322,8 @@ class Reverse:
                     item = gast.Subscript(value=name(bout), slice=key, ctx=gast.Load())
                     if op.fn is not None:  # a NamedTuple or dataclass: its adjoint's field
                         item = _call("item_of", name(bout), key)
+                    # a new value, not an in-place add: a real item's adjoint may receive a complex one
+                    self.owned.discard(self.adj(elt.id))
                     code += self.accumulate(elt.id, item, name(out))
         elif op.kind == P.RULE:
             code = self.adjoint_rule(stmt, op, out, bout)

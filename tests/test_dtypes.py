@@ -73,3 +73,26 @@ def test_power_of_zero_wrt_exponent_is_zero():
         assert s2sad.grad(power_of_zero)(2.0) == 0.0
     _, d = s2sad.jvp(power_of_zero)(2.0, 1.0)
     assert d == 0.0
+
+
+def _sin2(x):
+    return np.sin(x) * 2.0
+
+
+def _det(a):
+    return np.linalg.det(a)
+
+
+def test_jvp_tangent_takes_the_argument_dtype():
+    x = np.linspace(0.0, 1.0, 3, dtype=np.float32)
+    value, tangent = s2sad.jvp(_sin2)(x, np.ones(3))  # a float64 tangent for a float32 argument
+    assert value.dtype == np.float32 and tangent.dtype == np.float32
+    a = np.eye(3, dtype=np.float32)
+    assert np.asarray(s2sad.jvp(_det)(a, np.ones((3, 3)))[1]).dtype == np.float32
+
+
+def test_det_derivative_at_singular_matrices_is_the_cofactor_matrix():
+    a = np.diag([1.0, 2.0, 0.0])
+    np.testing.assert_array_equal(s2sad.grad(_det)(a), np.diag([0.0, 0.0, 2.0]))
+    assert s2sad.jvp(_det)(a, np.eye(3))[1] == 2.0
+    np.testing.assert_array_equal(s2sad.grad(_det)(np.zeros((3, 3))), np.zeros((3, 3)))

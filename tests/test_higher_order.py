@@ -223,14 +223,18 @@ def product(x):
 
 
 def test_refusal_inside_a_derivative_names_the_users_line():
-    # np.prod's adjoint helper has no rules of its own yet, so its second derivative is refused; the
-    # message starts at the user's line it differentiates and names the generated line too
+    # np.prod's derivatives are exact to order 2; the third calls prod_tangent, which has no rules, so it
+    # is refused; the message starts at the user's line it differentiates and names the generated line too
     line = product.__code__.co_firstlineno + 1
+    x = np.array([0.5, -1.5, 2.0])
+    grad = s2sad.grad(product)
+    expected = np.stack([(grad(x + 1e-6 * e) - grad(x - 1e-6 * e)) / 2e-6 for e in np.eye(3)])
+    assert_close(s2sad.hessian(product)(x), expected, rtol=1e-6, atol=1e-7)
     with pytest.raises(s2sad.DifferentiationError) as err:
-        s2sad.hessian(product)
+        s2sad.jacobian(s2sad.hessian(product))
     message = str(err.value)
     assert message.startswith(f"{__file__}:{line}:5: cannot differentiate the derivative of `return np.sum")
-    assert "unprod" in message and "(in the generated code at <s2sad " in message
+    assert "prod_tangent" in message and "(in the generated code at <s2sad " in message
 
 
 # ---- second derivatives through indices that are neither literals nor the plain loop variable ----

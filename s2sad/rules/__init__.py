@@ -5,6 +5,7 @@ from . import (  # noqa: F401
     containers,
     fft,
     linalg,
+    linalg_helpers,
     math_rules,
     memory,
     nondifferentiable,

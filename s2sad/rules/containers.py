@@ -6,8 +6,12 @@ import numpy as np  # noqa: F401
 
 from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
+    columns_of_jacobian,
     copy_dict,
     item_of,
+    jacobian_of_columns,
+    jacobian_of_rows,
+    rows_of_jacobian,
     set_item,
     set_tangent,
     tree_add,
@@ -17,6 +21,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
 from .registry import forward_rule, nondifferentiable, reverse_rule
 
 nondifferentiable(runtime.keys_of, name="s2sad.runtime.keys_of")
+nondifferentiable(runtime.unit_tangents, name="s2sad.runtime.unit_tangents")
 
 
 @reverse_rule(getattr)
@@ -91,3 +96,45 @@ def copy_dict_(z, d):
 @reverse_rule(runtime.unset_item, name="s2sad.runtime.unset_item")
 def unset_item_(z, g, index, like):
     bg += set_item(bz, index, zeros_like(item_of(g, index)))
+
+
+# The Jacobian wrappers (jacobian, hessian) gather columns or rows into a Jacobian: linear in them, and
+# columns_of_jacobian / rows_of_jacobian are their transposes (so a Jacobian differentiates again)
+@forward_rule(runtime.jacobian_of_columns, name="s2sad.runtime.jacobian_of_columns")
+def jacobian_of_columns_(z, columns, out, x):
+    dz = jacobian_of_columns(dcolumns, out, x)
+
+
+@reverse_rule(runtime.jacobian_of_columns, name="s2sad.runtime.jacobian_of_columns")
+def jacobian_of_columns_(z, columns, out, x):
+    bcolumns += columns_of_jacobian(bz, out, x)
+
+
+@forward_rule(runtime.columns_of_jacobian, name="s2sad.runtime.columns_of_jacobian")
+def columns_of_jacobian_(z, g, out, x):
+    dz = columns_of_jacobian(dg, out, x)
+
+
+@reverse_rule(runtime.columns_of_jacobian, name="s2sad.runtime.columns_of_jacobian")
+def columns_of_jacobian_(z, g, out, x):
+    bg += jacobian_of_columns(bz, out, x)
+
+
+@forward_rule(runtime.jacobian_of_rows, name="s2sad.runtime.jacobian_of_rows")
+def jacobian_of_rows_(z, rows, out, x):
+    dz = jacobian_of_rows(drows, out, x)
+
+
+@reverse_rule(runtime.jacobian_of_rows, name="s2sad.runtime.jacobian_of_rows")
+def jacobian_of_rows_(z, rows, out, x):
+    brows += rows_of_jacobian(bz, out, x)
+
+
+@forward_rule(runtime.rows_of_jacobian, name="s2sad.runtime.rows_of_jacobian")
+def rows_of_jacobian_(z, g, out, x):
+    dz = rows_of_jacobian(dg, out, x)
+
+
+@reverse_rule(runtime.rows_of_jacobian, name="s2sad.runtime.rows_of_jacobian")
+def rows_of_jacobian_(z, g, out, x):
+    bg += jacobian_of_rows(bz, out, x)

@@ -9,7 +9,7 @@ keeps the real part for a real input.
 import numpy as np
 
 from .. import runtime
-from ..runtime import unirfft, unpad, unrfft  # noqa: F401  (names used in templates)
+from ..runtime import unirfft, unirfft_t, unpad, unrfft, unrfft_t  # noqa: F401  (names used in templates)
 from .registry import forward_rule, reverse_rule
 
 # fmt: off
@@ -132,3 +132,44 @@ def unpad_(y, g, a):
 @forward_rule(runtime.unpad, name="s2sad.runtime.unpad")
 def unpad_(y, g, a):
     dy = unpad(dg, a)
+
+
+# the adjoints of rfft and irfft are linear in g: each helper's transpose is its _t twin, and back
+@forward_rule(runtime.unrfft, name="s2sad.runtime.unrfft")
+def unrfft_(z, g, a, n=None, axis=-1, norm=None):
+    dz = unrfft(dg, a, n, axis, norm)
+
+
+@reverse_rule(runtime.unrfft, name="s2sad.runtime.unrfft")
+def unrfft_(z, g, a, n=None, axis=-1, norm=None):
+    bg += unrfft_t(bz, g, a, n, axis, norm)
+
+
+@forward_rule(runtime.unrfft_t, name="s2sad.runtime.unrfft_t")
+def unrfft_t_(z, b, g, a, n=None, axis=-1, norm=None):
+    dz = unrfft_t(db, g, a, n, axis, norm)
+
+
+@reverse_rule(runtime.unrfft_t, name="s2sad.runtime.unrfft_t")
+def unrfft_t_(z, b, g, a, n=None, axis=-1, norm=None):
+    bb += unrfft(bz, a, n, axis, norm)
+
+
+@forward_rule(runtime.unirfft, name="s2sad.runtime.unirfft")
+def unirfft_(z, g, a, n=None, axis=-1, norm=None):
+    dz = unirfft(dg, a, n, axis, norm)
+
+
+@reverse_rule(runtime.unirfft, name="s2sad.runtime.unirfft")
+def unirfft_(z, g, a, n=None, axis=-1, norm=None):
+    bg += unirfft_t(bz, g, a, n, axis, norm)
+
+
+@forward_rule(runtime.unirfft_t, name="s2sad.runtime.unirfft_t")
+def unirfft_t_(z, b, g, a, n=None, axis=-1, norm=None):
+    dz = unirfft_t(db, g, a, n, axis, norm)
+
+
+@reverse_rule(runtime.unirfft_t, name="s2sad.runtime.unirfft_t")
+def unirfft_t_(z, b, g, a, n=None, axis=-1, norm=None):
+    bb += unirfft(bz, a, n, axis, norm)

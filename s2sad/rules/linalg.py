@@ -11,26 +11,27 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
+    as_columns,
+    cofactor,
     eigengaps,
+    eigenvalue_adjoint,
+    eigenvector_adjoint,
+    from_columns,
+    gap_weighted,
     match_complex,
     mT,
     phi,
-    pinv_tangent,
-    solve_matmul,
+    real_matrix,
     svd_tangent,
     symmetrize,
-    uncholesky,
+    unbroadcast,
     undot_x,
     undot_y,
-    uneig,
-    uneigh,
     uneinsum,
     unkron_a,
     unkron_b,
     unnorm,
     unnorm_ord,
-    unpinv,
-    unsolve,
     unsvd,
     unsymmetrize,
     untensordot_a,
@@ -189,6 +190,11 @@ def norm(y, x, ord=None, axis=None, keepdims=False):
 
 
 @forward_rule(np.linalg.norm, kind=REDUCTION)
+def norm(y, x, *, axis=None, keepdims=False):
+    dy = np.real(np.sum(unnorm(1.0, x, y, axis, keepdims) * dx, axis=axis, keepdims=keepdims))
+
+
+@forward_rule(np.linalg.norm, kind=REDUCTION)
 def norm(y, x, ord=None, axis=None, keepdims=False):
     dy = np.real(np.sum(unnorm_ord(1.0, x, y, ord, axis, keepdims) * dx, axis=axis, keepdims=keepdims))
 
@@ -206,14 +212,15 @@ def inv(y, a):
     dy = -(y @ da @ y)
 
 
+# d det(a) = sum(cofactor(a) * da): the cofactor matrix exists at singular matrices too
 @reverse_rule(np.linalg.det)
 def det(y, a):
-    ba += np.expand_dims(by * y, (-2, -1)) * mT(np.linalg.inv(a))
+    ba += np.expand_dims(by, (-2, -1)) * cofactor(a)
 
 
 @forward_rule(np.linalg.det)
 def det(y, a):
-    dy = y * np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+    dy = np.sum(cofactor(a) * da, axis=(-2, -1))
 
 
 # (sign, logabsdet): the sign is locally constant
@@ -227,36 +234,43 @@ def slogdet(y, a):
     dy = (np.zeros_like(y[0]), np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1))
 
 
-# x = a^-1 b: b̄ = a^-T x̄, ā = -b̄ xᵀ;  dx = a^-1 (db - da x)
+# x = a^-1 b: b̄ = a^-T x̄, ā = -b̄ xᵀ;  dx = a^-1 (db - da x)  (a 1-d b is one column)
 @reverse_rule(np.linalg.solve)
 def solve(x, a, b):
-    adjoints = unsolve(bx, a, b, x)
-    ba += adjoints[0]
-    bb += adjoints[1]
+    gb = np.linalg.solve(mT(a), as_columns(bx, b))
+    ba -= unbroadcast(gb @ mT(as_columns(x, b)), a)
+    bb += unbroadcast(from_columns(gb, b), b)
 
 
 @forward_rule(np.linalg.solve)
 def solve(x, a, b):
-    dx = np.linalg.solve(a, db) - solve_matmul(a, da, x, b)
+    dx = np.linalg.solve(a, db) - from_columns(np.linalg.solve(a, da @ as_columns(x, b)), b)
 
 
+# exact where the rank is locally constant (Golub and Pereyra 1973); real matrices only
 @reverse_rule(np.linalg.pinv)
 def pinv(y, a, rcond=None, hermitian=False):
-    ba += unpinv(by, a, y)
+    ar = real_matrix(a)
+    gt = mT(by)
+    yt = mT(y)
+    ba += -yt @ by @ yt + (gt - ar @ (y @ gt)) @ (y @ yt) + (yt @ y) @ (gt - (gt @ y) @ ar)
 
 
 @forward_rule(np.linalg.pinv)
 def pinv(y, a, rcond=None, hermitian=False):
-    dy = pinv_tangent(da, a, y)
+    ar = real_matrix(a)
+    yt = mT(y)
+    dy = -y @ da @ y + (y @ yt) @ (mT(da) - (mT(da) @ ar) @ y) + (mT(da) - y @ (ar @ mT(da))) @ (yt @ y)
 
 
 # ---- factorizations: NumPy reads one triangle of a symmetric input ------------------------
 
 
-# l lᵀ = a:  dl = l Φ(l⁻¹ da l⁻ᵀ) with Φ the lower triangle, half diagonal
+# l lᵀ = a:  dl = l Φ(l⁻¹ da l⁻ᵀ) with Φ the lower triangle, half diagonal;
+# ā = unsymmetrize(S), S = l⁻ᵀ Φ(lᵀ l̄) l⁻¹ (Murray 2016), the input read from its lower triangle
 @reverse_rule(np.linalg.cholesky)
 def cholesky(y, a):
-    ba += uncholesky(by, y)
+    ba += unsymmetrize(np.linalg.solve(mT(y), mT(np.linalg.solve(mT(y), mT(phi(mT(y) @ by))))))
 
 
 @forward_rule(np.linalg.cholesky)
@@ -265,28 +279,35 @@ def cholesky(y, a):
 
 
 # (w, v) = eigh(a), UPLO "L" (None) or "U":  dw = diag(vᴴ da v) (real),  dv = v (F * vᵀ da v),  F[i, j] = 1 / (w[j] - w[i])
+#   ā = unsymmetrize(conj(v) (diag(w̄) + F * (vᵀ v̄)) vᵀ)
 @reverse_rule(np.linalg.eigh)
 def eigh(y, a, UPLO=None):
-    ba += unsymmetrize(uneigh(by[0], by[1], y[0], y[1]), UPLO)
+    inner = np.expand_dims(np.real(by[0]), -2) * np.eye(np.shape(y[0])[-1])
+    inner = inner + gap_weighted(y[0], mT(y[1]) @ eigenvector_adjoint(by[1], y[1]))
+    ba += unsymmetrize(np.conj(y[1]) @ inner @ mT(y[1]), UPLO)
 
 
 @forward_rule(np.linalg.eigh)
 def eigh(y, a, UPLO=None):
     p = np.conj(mT(y[1])) @ symmetrize(da, UPLO) @ y[1]
-    dy = (np.real(np.diagonal(p, axis1=-2, axis2=-1)), y[1] @ (eigengaps(y[0]) * p))
+    dy = (np.real(np.diagonal(p, axis1=-2, axis2=-1)), y[1] @ gap_weighted(y[0], p))
 
 
 # (w, v) = eig(a), real distinct eigenvalues: as eigh with v⁻¹ for vᵀ, then each column of dv
 # loses its part along v (NumPy's eigenvectors have unit length)
+# ā = v⁻ᵀ (diag(w̄) + F * (vᵀ ĝ)) vᵀ, ĝ = v̄ less its part along each v
 @reverse_rule(np.linalg.eig)
 def eig(y, a):
-    ba += uneig(by[0], by[1], y[0], y[1])
+    gv = eigenvalue_adjoint(by[1], y[0])
+    gv = gv - y[1] * np.sum(y[1] * gv, axis=-2, keepdims=True)
+    inner = np.expand_dims(eigenvalue_adjoint(by[0], y[0]), -2) * np.eye(np.shape(y[0])[-1]) + gap_weighted(y[0], mT(y[1]) @ gv)
+    ba += np.linalg.solve(mT(y[1]), inner @ mT(y[1]))
 
 
 @forward_rule(np.linalg.eig)
 def eig(y, a):
     p = np.linalg.solve(y[1], da @ y[1])
-    dv = y[1] @ (eigengaps(y[0]) * p)
+    dv = y[1] @ gap_weighted(y[0], p)
     dy = (np.diagonal(p, axis1=-2, axis2=-1), dv - y[1] * np.sum(y[1] * dv, axis=-2, keepdims=True))
 
 

@@ -171,6 +171,17 @@ def fabs(y, x):
     dy = dx * math.copysign(1.0, x)
 
 
+# copysign(x, y) = |x| sign(y): d/dx = sign(x) sign(y) (x != 0); locally constant in y (y != 0)
+@reverse_rule(math.copysign, kind=SCALAR)
+def copysign(z, x, y):
+    bx += bz * math.copysign(1.0, x) * math.copysign(1.0, y)
+
+
+@forward_rule(math.copysign, kind=SCALAR)
+def copysign(z, x, y):
+    dz = dx * math.copysign(1.0, x) * math.copysign(1.0, y)
+
+
 @reverse_rule(math.hypot, kind=SCALAR)
 def hypot(z, x, y):
     bx += bz * x / z

@@ -10,6 +10,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     broadcast_like,
     item_of,
     own,
+    prod_tangent,
     scatter,
     tree_add,
     unbroadcast,
@@ -23,6 +24,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     unmatmul_y,
     unnorm,
     unpacked_adjoint,
+    unprod,
     unreduce,
     unsqueeze,
     unstack,
@@ -98,6 +100,30 @@ def unnorm(z, g, x, y, axis=None, keepdims=False):
     dz = unnorm(dg, x, y, axis, keepdims) + unnorm(g, dx, y, axis, keepdims) - unnorm(g * dy / y, x, y, axis, keepdims)
 
 
+# z = unprod(g, x, y) = G * P, P[i] the product of the other factors of x (y = prod(x) is x's function here:
+# z is computed from x alone where x has zeros, so all of z's derivative goes to x); dP = prod_tangent(x, dx),
+# which is symmetric: its transpose is itself.  prod_tangent has no rules: third derivatives are refused.
+@forward_rule(runtime.unprod, name="s2sad.runtime.unprod")
+def unprod(z, g, x, y, axis=None, keepdims=False):
+    dz = unprod(dg, x, y, axis, keepdims) + unreduce(g, x, axis, keepdims) * prod_tangent(x, dx, axis)
+
+
+@reverse_rule(runtime.unprod, name="s2sad.runtime.unprod")
+def unprod(z, g, x, y, axis=None, keepdims=False):
+    bg += unbroadcast(np.reshape(np.sum(bz * unprod(1.0, x, y, axis, keepdims), axis=axis, keepdims=keepdims), np.shape(g)), g)
+    bx += prod_tangent(x, unreduce(g, x, axis, keepdims) * bz, axis)
+
+
+# z = Re(G) conj(x) / Y (0 where Y == 0), G and Y the adjoint g and the norm y spread over x's shape
+@reverse_rule(runtime.unnorm, name="s2sad.runtime.unnorm")
+def unnorm(z, g, x, y, axis=None, keepdims=False):
+    yy = unreduce(y, x, axis, keepdims)
+    inverse = np.where(yy == 0, 0.0, 1.0 / np.where(yy == 0, 1.0, yy))
+    bg += np.reshape(np.sum(np.real(bz * np.conj(x)) * inverse, axis=axis, keepdims=keepdims), np.shape(g))
+    bx += unnorm(g, bz, y, axis, keepdims)
+    by -= np.reshape(np.sum(np.real(bz * z) * inverse, axis=axis, keepdims=keepdims), np.shape(y))
+
+
 @forward_rule(runtime.unconcatenate, name="s2sad.runtime.unconcatenate")
 def unconcatenate(z, g, xs, axis=0):
     dz = unconcatenate(dg, xs, axis)
@@ -138,7 +164,8 @@ def unsum_items(z, g, items):
     dz = unsum_items(dg, items)
 
 
-# z = add_at(g, index, v) is g with v added at index (g is written in place and returned)
+# z = add_at(g, index, v) is g with v added at index (g is written in place and returned; a real g takes
+# the real part of v, so its adjoint does too: unbroadcast(bz, g) is bz's real part for a real g)
 @forward_rule(runtime.add_at, name="s2sad.runtime.add_at")
 def add_at(z, g, index, v):
     dz = tree_add(dg, scatter(dv, g, index))
@@ -147,7 +174,7 @@ def add_at(z, g, index, v):
 @reverse_rule(runtime.add_at, name="s2sad.runtime.add_at")
 def add_at(z, g, index, v):
     bg += bz
-    bv += unbroadcast(item_of(bz, index), v)
+    bv += unbroadcast(unbroadcast(item_of(bz, index), item_of(g, index)), v)
 
 
 @forward_rule(runtime.scatter, name="s2sad.runtime.scatter")
@@ -157,7 +184,7 @@ def scatter(z, v, like, index):
 
 @reverse_rule(runtime.scatter, name="s2sad.runtime.scatter")
 def scatter(z, v, like, index):
-    bv += unbroadcast(bz[index], v)
+    bv += unbroadcast(unbroadcast(bz, like)[index], v)
 
 
 @forward_rule(runtime.own, name="s2sad.runtime.own")

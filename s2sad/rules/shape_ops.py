@@ -476,12 +476,12 @@ def take(y, a, indices, axis=None, out=None, mode="raise"):
 
 
 @reverse_rule(np.take_along_axis)
-def take_along_axis(y, arr, indices, axis):
+def take_along_axis(y, arr, indices, axis=-1):
     barr += untake_along_axis(by, arr, indices, axis)
 
 
 @forward_rule(np.take_along_axis)
-def take_along_axis(y, arr, indices, axis):
+def take_along_axis(y, arr, indices, axis=-1):
     dy = np.take_along_axis(darr, indices, axis)
 
 

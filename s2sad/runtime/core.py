@@ -31,6 +31,7 @@ __all__ = [
     "undot_x",
     "undot_y",
     "unprod",
+    "prod_tangent",
     "unextremum",
     "unconcatenate",
     "unstack",
@@ -65,7 +66,10 @@ def _real_for(g, x):
 
 
 def unbroadcast(g, x):
-    """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``."""
+    """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``.
+    A container ``x`` (a list, dict, ...) has a container adjoint of its own structure: ``g`` itself."""
+    if type(x) is not np.ndarray and not isinstance(x, (float, int, complex, np.generic)) and is_tree(x):
+        return g
     shape = _shape(x)
     gshape = _shape(g)
     g = _real_for(g, x)
@@ -191,10 +195,11 @@ def add_at(g, index, v):
 
 def scatter(v, like, index):
     """Zeros shaped like ``like`` with ``v`` added at ``index`` (repeated indices add up): ``add_at``
-    without writing into anything, for the tangent of ``add_at``."""
+    without writing into anything, for the tangent of ``add_at`` (so, like ``add_at``, the real part of
+    ``v`` when ``like`` is real)."""
     if is_tree(like):
         return add_item(zeros_like(like), index, v)
-    v = np.asarray(v)
+    v = np.asarray(_real_for(v, like))
     out = np.zeros(_shape(like), dtype=np.result_type(v.dtype, float))
     np.add.at(out, index, v)
     return out
@@ -271,6 +276,27 @@ def unprod(g, x, y, axis=None, keepdims=False):
         others = _prod_others(merged, -1).reshape(moved.shape)
         return g * np.moveaxis(others, tuple(range(-len(axes), 0)), axes)
     return g * _prod_others(x, axes[0])
+
+
+def prod_tangent(x, t, axis=None):
+    """``dP`` along ``t`` for ``P[i]`` = the product of the other elements of ``x`` in its reduction along
+    ``axis`` (``unprod``'s factor): ``dP[i] = sum over j != i of t[j] * prod(x[k], k != i, j)``, exact with
+    zeros (no division).  Symmetric in the pairing of ``t`` with ``dP``, so it is its own transpose."""
+    x = np.asarray(x)
+    t = np.broadcast_to(t, x.shape)
+    axes = tuple(range(x.ndim)) if axis is None else (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
+    last = tuple(range(-len(axes), 0))
+    moved_x, moved_t = np.moveaxis(x, axes, last), np.moveaxis(t, axes, last)
+    shape = moved_x.shape
+    xm = moved_x.reshape(shape[: x.ndim - len(axes)] + (-1,))
+    tm = moved_t.reshape(xm.shape)
+    n = xm.shape[-1]
+    eye = np.eye(n, dtype=bool)
+    rows = np.where(eye, 1.0, xm[..., None, :])  # row i: x with x[i] replaced by 1
+    q = _prod_others(rows, -1)  # q[i, j] = prod(x[k], k != i, j) for j != i
+    d = np.sum(np.where(eye, 0.0, q) * tm[..., None, :], axis=-1)
+    return np.moveaxis(d.reshape(shape), last, axes)
 
 
 def _prod_others(x, axis):

@@ -25,22 +25,25 @@ __all__ = [
     "unkron_a",
     "unkron_b",
     "mT",
-    "unsolve",
-    "solve_matmul",
+    "cofactor",
+    "invertible",
+    "as_columns",
+    "from_columns",
     "phi",
     "symmetrize",
     "unsymmetrize",
-    "uncholesky",
     "eigengaps",
-    "uneigh",
-    "uneig",
+    "gap_weighted",
+    "eigenvector_adjoint",
+    "eigenvalue_adjoint",
     "unsvd",
     "svd_tangent",
-    "unpinv",
-    "pinv_tangent",
+    "real_matrix",
     "unpad",
     "unrfft",
     "unirfft",
+    "unrfft_t",
+    "unirfft_t",
     "polygamma",
 ]
 
@@ -223,23 +226,42 @@ def _nonzero(values, what, like=None):
 # ---- solving -------------------------------------------------------------------------------
 
 
-def unsolve(g, a, b, x):
-    """Adjoints ``(of a, of b)`` of ``x = np.linalg.solve(a, b)``: ``b̄ = a^-T x̄``, ``ā = -b̄ x^T``
-    (a 1-d ``b`` is one vector, whatever the stacking of ``a``)."""
-    if np.ndim(b) == 1:
-        g, x = g[..., None], x[..., None]
-    gb = np.linalg.solve(mT(a), g)
-    ga = -gb @ mT(x)
-    if np.ndim(b) == 1:
-        gb = gb[..., 0]
-    return unbroadcast(ga, a), unbroadcast(gb, b)
+def cofactor(a):
+    """The cofactor matrix of each matrix in ``a`` (the transpose of its adjugate; ``det(a) a^-T`` when ``a``
+    is invertible), computed without inverting, so that it exists at singular matrices too: with
+    ``a = u diag(s) vh``, ``cofactor(a) = det(u) det(vh) conj(u) diag(p) conj(vh)``, ``p[i]`` the product
+    of the other singular values."""
+    a = np.asarray(a)
+    if a.shape[-1] == 0:
+        return np.zeros(a.shape, dtype=np.result_type(a, float))
+    u, s, vh = np.linalg.svd(a)
+    phase = np.linalg.det(u) * np.linalg.det(vh)
+    if np.iscomplexobj(a):
+        u, vh = np.conj(u), np.conj(vh)
+    n = s.shape[-1]
+    others = np.where(np.eye(n, dtype=bool), 1.0, s[..., None, :])  # row i: the singular values but s[i]
+    p = np.prod(others, axis=-1)
+    return phase[..., None, None] * (u * p[..., None, :]) @ vh
 
 
-def solve_matmul(a, m, x, b):
-    """``a^-1 (m x)`` for ``x = np.linalg.solve(a, b)``, with ``x`` one vector when ``b`` is 1-d."""
-    if np.ndim(b) == 1:
-        return np.linalg.solve(a, (m @ x[..., None]))[..., 0]
-    return np.linalg.solve(a, m @ x)
+def invertible(a, what="the second derivative of det at a singular matrix"):
+    """``a`` itself, after checking that each of its matrices is invertible up to rounding: a formula
+    with ``a^-1`` would be wrong (not just inexact) at a singular matrix, so s2sad raises there."""
+    s = np.linalg.svd(a, compute_uv=False)
+    if np.any(s[..., -1] <= s[..., :1].max(initial=0.0) * np.shape(a)[-1] * np.finfo(float).eps * 16):
+        raise ValueError(f"s2sad: {what} is not computed (the matrix is singular)")
+    return a
+
+
+def as_columns(v, b):
+    """``v`` as a stack of matrices for ``np.linalg.solve(a, b)``: a trailing axis of length 1 when ``b``
+    is one vector (1-d), ``v`` itself otherwise."""
+    return v[..., None] if np.ndim(b) == 1 else v
+
+
+def from_columns(v, b):
+    """The inverse of ``as_columns``: the trailing axis dropped again when ``b`` is 1-d."""
+    return v[..., 0] if np.ndim(b) == 1 else v
 
 
 # ---- symmetric matrices: cholesky, eigh ----------------------------------------------------
@@ -277,15 +299,6 @@ def unsymmetrize(g, uplo=None):
     return _real_diagonal(np.triu(g) + np.triu(_mH(g), 1))
 
 
-def uncholesky(g, chol):
-    """Adjoint of ``a`` in ``L = np.linalg.cholesky(a)`` (which reads a's lower triangle):
-    ``S = L^-T Φ(L^T ḡ) L^-1`` for the symmetric input, ``unsymmetrize(S)`` for ``a`` (Murray 2016)."""
-    lt = mT(chol)
-    p = phi(lt @ g)
-    s = np.linalg.solve(lt, mT(np.linalg.solve(lt, mT(p))))
-    return unsymmetrize(s)
-
-
 def eigengaps(w, what="eigenvectors have no derivative at repeated eigenvalues"):
     """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it, for eigenvalues ``w``; raises
     where the eigenvectors have no derivative (repeated or complex eigenvalues)."""
@@ -304,33 +317,32 @@ def eigengaps(w, what="eigenvectors have no derivative at repeated eigenvalues")
     return np.where(off, 1.0 / np.where(off, diff, 1.0), 0.0)
 
 
-def uneigh(gw, gv, w, v):
-    """``S`` with ``<S, dA> = <gw, dw> + <gv, dv>`` for ``(w, v) = eigh(A)``, ``dA`` symmetric:
-    ``S = v (diag(gw) + F * (v^T gv)) v^T`` with ``F = eigengaps(w)``."""
-    inner = np.expand_dims(np.real(gw), -2) * np.eye(np.shape(w)[-1])
-    if np.iscomplexobj(v):  # Hermitian: <S, dA> = Re(sum(S * dA)) gives S = conj(v diag(gw) v^H)
-        if np.any(gv):
-            raise ValueError(
-                "s2sad differentiates the eigenvectors of np.linalg.eigh for real matrices only (complex "
-                "eigenvectors have an arbitrary phase); the eigenvalues of complex Hermitian matrices are fine"
-            )
-        return np.conj(v) @ inner @ mT(v)
-    if np.any(gv):
-        inner = inner + eigengaps(w) * (mT(v) @ gv)
-    return v @ inner @ mT(v)
+def gap_weighted(w, m):
+    """``F * m`` with ``F = eigengaps(w)`` (``F[i, j] = 1 / (w[j] - w[i])``, 0 on the diagonal); zeros when
+    ``m`` is zero (no eigenvector is used), so repeated eigenvalues raise only where they matter."""
+    if not np.any(m):
+        return np.zeros(np.broadcast_shapes(np.shape(m), np.shape(w)[:-1] + (np.shape(w)[-1],) * 2))
+    return eigengaps(w) * m
 
 
-def uneig(gw, gv, w, v):
-    """Adjoint of ``a`` in ``(w, v) = eig(a)``, real distinct eigenvalues, unit eigenvectors:
-    ``ā = v^-T (diag(gw) + F * (v^T ĝv)) v^T``, ``ĝv`` = ``gv`` minus its part along each ``v``."""
-    if np.iscomplexobj(w) or np.iscomplexobj(v):  # NumPy >= 2.5: complex dtype, real values
+def eigenvector_adjoint(g, v):
+    """The adjoint ``g`` of the eigenvectors ``v`` of ``eigh``, which s2sad differentiates for real matrices
+    only (complex eigenvectors have an arbitrary phase): ``g`` itself, or ValueError."""
+    if np.iscomplexobj(v) and np.any(g):
+        raise ValueError(
+            "s2sad differentiates the eigenvectors of np.linalg.eigh for real matrices only (complex "
+            "eigenvectors have an arbitrary phase); the eigenvalues of complex Hermitian matrices are fine"
+        )
+    return g
+
+
+def eigenvalue_adjoint(g, w):
+    """The adjoint ``g`` of the eigenvalues ``w`` of ``eig``, differentiated where they are real only:
+    ``g`` (its real part when ``w`` is complex-typed with real values), or ValueError."""
+    if np.iscomplexobj(w):
         eigengaps(w)  # raises where they are not real
-        w, v, gw, gv = np.real(w), np.real(v), np.real(gw), np.real(gv)
-    inner = np.expand_dims(gw, -2) * np.eye(np.shape(w)[-1])
-    if np.any(gv):
-        gv = gv - v * np.sum(v * gv, axis=-2, keepdims=True)
-        inner = inner + eigengaps(w) * (mT(v) @ gv)
-    return np.linalg.solve(mT(v), inner @ mT(v))
+        return np.real(g)
+    return g
 
 
 # ---- svd, pinv -----------------------------------------------------------------------------
@@ -410,19 +422,10 @@ def svd_tangent(da, a, y, full_matrices=True, compute_uv=True, hermitian=False):
     return du, ds, mT(dv)
 
 
-def unpinv(g, a, y):
-    """Adjoint of ``a`` in ``y = np.linalg.pinv(a)`` (exact where the rank is locally constant):
-    ``ā = -yᵀ g yᵀ + (I - a y) gᵀ y yᵀ + yᵀ y gᵀ (I - y a)`` (Golub and Pereyra 1973)."""
-    _real_only(a, "np.linalg.pinv")
-    gt, yt = mT(g), mT(y)
-    return -yt @ g @ yt + (gt - a @ (y @ gt)) @ (y @ yt) + (yt @ y) @ (gt - (gt @ y) @ a)
-
-
-def pinv_tangent(da, a, y):
-    """Tangent of ``y = np.linalg.pinv(a)``: ``-y da y + y yᵀ daᵀ (I - a y) + (I - y a) daᵀ yᵀ y``."""
-    _real_only(a, "np.linalg.pinv")
-    dat, yt = mT(da), mT(y)
-    return -y @ da @ y + (y @ yt) @ (dat - (dat @ a) @ y) + (dat - y @ (a @ dat)) @ (yt @ y)
+def real_matrix(a, what="np.linalg.pinv"):
+    """``a`` itself, after checking that it is real (s2sad differentiates ``what`` of real matrices only)."""
+    _real_only(a, what)
+    return a
 
 
 # ---- FFT -----------------------------------------------------------------------------------
@@ -463,6 +466,35 @@ def unirfft(g, a, n=None, axis=-1, norm=None):
     if n % 2 == 0:
         w[-1] = 1.0
     return unpad(np.moveaxis(half * w, -1, axis), a)
+
+
+def _fit(x, length, axis):
+    """``x`` cropped or zero-padded to ``length`` along ``axis``."""
+    x = np.moveaxis(np.asarray(x), axis, -1)
+    x = x[..., :length]
+    if x.shape[-1] < length:
+        x = np.concatenate([x, np.zeros(x.shape[:-1] + (length - x.shape[-1],), dtype=x.dtype)], axis=-1)
+    return np.moveaxis(x, -1, axis)
+
+
+def unrfft_t(b, g, a, n=None, axis=-1, norm=None):
+    """The transpose of ``g -> unrfft(g, a, n, axis, norm)`` (a linear map; no conjugation): ``b`` (shaped
+    like ``a``; its real part for a real ``a``) padded to ``n``, its FFT, cropped to ``g``'s length."""
+    n = np.shape(a)[axis] if n is None else n
+    b = _real_like(b, a)
+    return _fit(np.fft.fft(_fit(b, n, axis), axis=axis, norm=norm), np.shape(g)[axis], axis)
+
+
+def unirfft_t(b, g, a, n=None, axis=-1, norm=None):
+    """The transpose of ``g -> unirfft(g, a, n, axis, norm)``: ``b`` (its real part for a real ``a``) fitted
+    to the ``n // 2 + 1`` bins, weighted like ``unirfft``, zero-padded to ``n`` and inverse transformed."""
+    n = 2 * (np.shape(a)[axis] - 1) if n is None else n
+    b = np.moveaxis(_fit(_real_like(b, a), n // 2 + 1, axis), axis, -1)
+    w = np.full(n // 2 + 1, 2.0)
+    w[0] = 1.0
+    if n % 2 == 0:
+        w[-1] = 1.0
+    return np.fft.ifft(_fit(np.moveaxis(b * w, -1, axis), n, axis), axis=axis, norm=norm)
 
 
 # ---- scipy.special -------------------------------------------------------------------------

@@ -28,6 +28,8 @@ __all__ = [
     "unit_tangents",
     "jacobian_of_columns",
     "jacobian_of_rows",
+    "columns_of_jacobian",
+    "rows_of_jacobian",
 ]
 
 
@@ -252,3 +254,43 @@ def jacobian_of_rows(rows, out, x):
             row.append(part.reshape(np.shape(o) + np.shape(leaf)))
         blocks.append(tree_unflatten(x, row))
     return tree_unflatten(out, blocks)
+
+
+def _parts_at(g, like) -> list:
+    """The parts of ``g`` found at the leaves of ``like`` (``g`` has ``like``'s structure at the top and
+    anything below its leaves), in ``tree_leaves`` order."""
+    if not is_tree(like):
+        return [g]
+    items, parts = _items(like), _items(g)
+    keys = items.keys() if isinstance(items, dict) else range(len(items))
+    return [p for k in keys for p in _parts_at(parts[k], items[k])]
+
+
+def columns_of_jacobian(g, out, x):
+    """The transpose of ``jacobian_of_columns``: from a Jacobian-shaped ``g``, one part per number of
+    ``x`` (``unit_tangents`` order), each with ``out``'s structure."""
+    if not is_tree(out) and not is_tree(x):
+        return list(np.moveaxis(np.reshape(g, np.shape(out) + (tree_size(x),)), -1, 0))
+    out_leaves = tree_leaves(out)
+    columns = [[None] * len(out_leaves) for _ in range(tree_size(x))]
+    for i, (o, block) in enumerate(zip(out_leaves, _parts_at(g, out))):
+        for (a, b), part in zip(_split(0, x), tree_leaves(block)):
+            flat = np.reshape(part, np.shape(o) + (b - a,))
+            for c in range(a, b):
+                columns[c][i] = flat[..., c - a]
+    return [tree_unflatten(out, column) for column in columns]
+
+
+def rows_of_jacobian(g, out, x):
+    """The transpose of ``jacobian_of_rows``: from a Jacobian-shaped ``g``, one part per number of
+    ``out`` (``unit_tangents`` order), each with ``x``'s structure."""
+    if not is_tree(out) and not is_tree(x):
+        return list(np.reshape(g, (tree_size(out),) + np.shape(x)))
+    x_leaves = tree_leaves(x)
+    rows = [[None] * len(x_leaves) for _ in range(tree_size(out))]
+    for (a, b), block in zip(_split(0, out), _parts_at(g, out)):
+        for k, (leaf, part) in enumerate(zip(x_leaves, tree_leaves(block))):
+            flat = np.reshape(part, (b - a,) + np.shape(leaf))
+            for r in range(a, b):
+                rows[r][k] = flat[r - a]
+    return [tree_unflatten(x, row) for row in rows]

@@ -6,7 +6,20 @@ from typing import NamedTuple
 
 import numpy as np
 
-from s2sad.runtime import copy_dict, item_of, keys_of, set_item, set_tangent, tree_add, unset_item
+from s2sad.runtime import (
+    columns_of_jacobian,
+    copy_dict,
+    item_of,
+    jacobian_of_columns,
+    jacobian_of_rows,
+    keys_of,
+    rows_of_jacobian,
+    set_item,
+    set_tangent,
+    tree_add,
+    unit_tangents,
+    unset_item,
+)
 
 from . import A, case
 
@@ -80,3 +93,64 @@ def copy_dict_(x, y):
 def keys_of_(x):
     d = {"u": x, "v": x * x}
     return d[keys_of(d)[1]] * x
+
+
+@case("s2sad.runtime.jacobian_of_columns", A(2), A(2))
+def jacobian_of_columns_(x, y):  # 3 columns shaped like out (2,), for an x of 3 numbers
+    out, at = np.zeros(2), np.zeros(3)
+    return jacobian_of_columns([x * y, np.sin(x), y * y], out, at) @ np.array([1.0, -2.0, 0.5])
+
+
+@case("s2sad.runtime.jacobian_of_columns", A(2), A())
+def jacobian_of_columns_tree(x, y):  # out a dict, x a list of a number and an array of 2
+    out, at = {"u": np.zeros(2), "v": 0.0}, [0.0, np.zeros(2)]
+    columns = [{"u": x * y, "v": y}, {"u": x, "v": y * y}, {"u": np.cos(x), "v": 2.0 * y}]
+    j = jacobian_of_columns(columns, out, at)
+    return j["u"][0] * j["u"][1][0] + j["v"][1] * j["v"][0]
+
+
+@case("s2sad.runtime.columns_of_jacobian", A(2, 3))
+def columns_of_jacobian_(g):
+    c = columns_of_jacobian(g * g, np.zeros(2), np.zeros(3))
+    return c[0] * c[1] + c[2]
+
+
+@case("s2sad.runtime.columns_of_jacobian", A(2), A(2))
+def columns_of_jacobian_tree(x, y):
+    out, at = {"u": np.zeros(2), "v": 0.0}, [0.0, np.zeros(2)]
+    g = {"u": [x * y, np.stack([x, y], 1)], "v": [y[0], x * x]}
+    c = columns_of_jacobian(g, out, at)
+    return c[0]["u"] * c[2]["v"] + c[1]["u"]
+
+
+@case("s2sad.runtime.jacobian_of_rows", A(3), A(3))
+def jacobian_of_rows_(x, y):  # 2 rows shaped like x (3,), for an out of 2 numbers
+    return jacobian_of_rows([x * y, np.exp(y)], np.zeros(2), np.zeros(3)).T @ np.array([1.0, -0.5])
+
+
+@case("s2sad.runtime.jacobian_of_rows", A(2), A())
+def jacobian_of_rows_tree(x, y):  # out a list of a number and an array of 2, x a dict
+    out, at = [0.0, np.zeros(2)], {"u": np.zeros(2), "v": 0.0}
+    rows = [{"u": x * y, "v": y}, {"u": x, "v": y * y}, {"u": np.cos(x), "v": 2.0 * y}]
+    j = jacobian_of_rows(rows, out, at)
+    return j[0]["u"] * j[1]["v"][1] + j[1]["u"][0]
+
+
+@case("s2sad.runtime.rows_of_jacobian", A(2, 3))
+def rows_of_jacobian_(g):
+    r = rows_of_jacobian(g * g, np.zeros(2), np.zeros(3))
+    return r[0] * r[1]
+
+
+@case("s2sad.runtime.rows_of_jacobian", A(2), A(2))
+def rows_of_jacobian_tree(x, y):
+    out, at = [0.0, np.zeros(2)], {"u": np.zeros(2), "v": 0.0}
+    g = [{"u": x * y, "v": y[1]}, {"u": np.stack([x, y]), "v": x + y}]
+    r = rows_of_jacobian(g, out, at)
+    return r[0]["u"] * r[2]["v"] + r[1]["u"]
+
+
+@case("s2sad.runtime.unit_tangents", A(3))
+def unit_tangents_(x):  # the columns of the identity: constants
+    e = unit_tangents(x)
+    return e[0] * x + e[2] * x * x

@@ -4,9 +4,9 @@ several multiply by complex constants on the way so the adjoints' complex parts 
 
 import numpy as np
 
-from s2sad.runtime import unpad
+from s2sad.runtime import unirfft, unirfft_t, unpad, unrfft, unrfft_t
 
-from . import A, case
+from . import A, C, case
 
 # ---- complex transforms -------------------------------------------------------------------
 
@@ -173,3 +173,46 @@ def unpad_crop_pad(g):
 @case("s2sad.runtime.unpad", A(2, 5))
 def unpad_same_shape(g):
     return unpad(g, SHAPE_25) * g
+
+
+# ---- the runtime helpers of the real transforms (derivatives of derivatives) ------------------------
+
+
+@case("s2sad.runtime.unrfft", C(4), A(6))
+def unrfft_(g, a):
+    return unrfft(g, a) * a
+
+
+@case("s2sad.runtime.unrfft", C(2, 4), A(2, 5))
+def unrfft_pad_axis(g, a):
+    return unrfft(g, np.zeros((2, 5)), 7, 1, "ortho") * a
+
+
+@case("s2sad.runtime.unirfft", A(8), C(5))
+def unirfft_(g, a):
+    return unirfft(g, a) * a
+
+
+@case("s2sad.runtime.unirfft", A(2, 7), A(2, 3))
+def unirfft_odd_crop(g, a):
+    return unirfft(g, a, 7, -1, "forward") * a
+
+
+@case("s2sad.runtime.unrfft_t", A(6), C(4))
+def unrfft_t_(b, g):
+    return unrfft_t(b, g, np.zeros(6)) * g
+
+
+@case("s2sad.runtime.unrfft_t", C(2, 5), A(2, 4))
+def unrfft_t_complex_target(b, g):
+    return unrfft_t(b, g, np.zeros((2, 5), complex), 7, 1, "ortho") * g
+
+
+@case("s2sad.runtime.unirfft_t", C(5), A(8))
+def unirfft_t_(b, g):
+    return unirfft_t(b, g, np.zeros(5)) * g
+
+
+@case("s2sad.runtime.unirfft_t", A(2, 3), A(2, 7))
+def unirfft_t_odd(b, g):
+    return unirfft_t(b, g, np.zeros((2, 3)), 7, -1, "forward") * g

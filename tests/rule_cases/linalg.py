@@ -5,7 +5,21 @@ allows them.  Functions of eigen- and singular vectors are invariant under each 
 
 import numpy as np
 
-from s2sad.runtime import mT, phi, symmetrize, unsymmetrize, untrace
+from s2sad.runtime import (
+    as_columns,
+    cofactor,
+    eigenvalue_adjoint,
+    eigenvector_adjoint,
+    from_columns,
+    gap_weighted,
+    invertible,
+    mT,
+    phi,
+    real_matrix,
+    symmetrize,
+    unsymmetrize,
+    untrace,
+)
 
 from . import A, M, case, spd, wellcond
 
@@ -318,6 +332,27 @@ def det_stacked(a):
     return np.linalg.det(a)
 
 
+def singular(n, rank):
+    """A random n x n matrix of the given rank (singular when rank < n)."""
+    return M(lambda rng: rng.normal(size=(n, rank)) @ rng.normal(size=(rank, n)))
+
+
+# the cofactor matrix exists at singular matrices (zero at rank n - 2 and below)
+@case("numpy.linalg.det", singular(3, 2))
+def det_singular(a):
+    return np.linalg.det(a)
+
+
+@case("numpy.linalg.det", singular(3, 1))
+def det_rank_one(a):
+    return np.linalg.det(a)
+
+
+@case("numpy.linalg.det", M(lambda rng: np.stack([np.zeros((3, 3)), np.eye(3)])))
+def det_zero_and_identity(a):
+    return np.linalg.det(a)
+
+
 @case("numpy.linalg.slogdet", wellcond(3))
 def slogdet_(a):
     sign, logdet = np.linalg.slogdet(a)
@@ -489,3 +524,58 @@ def unsymmetrize_upper(g):
 @case("s2sad.runtime.untrace", A(3, 3))
 def untrace_(g):
     return untrace(g, SHAPE_243, 1, 0, 2)
+
+
+# ---- the runtime helpers of the rules above (derivatives of derivatives) ---------------------
+
+
+@case("s2sad.runtime.as_columns", A(2, 3), np.zeros(3))
+@case("s2sad.runtime.from_columns", A(2, 3), np.zeros(3))
+def columns_vector(v, b):
+    return from_columns(as_columns(v, b) * as_columns(v, b), b)
+
+
+@case("s2sad.runtime.as_columns", A(3, 2), np.zeros((3, 2)))
+@case("s2sad.runtime.from_columns", A(3, 2), np.zeros((3, 2)))
+def columns_matrix(v, b):
+    return from_columns(as_columns(v, b) * v, b)
+
+
+@case("s2sad.runtime.gap_weighted", A(3, lo=0.0, hi=1.0), A(3, 3), complex=False)  # eigenvalues are real
+def gap_weighted_(w, m):
+    return gap_weighted(w + np.array([0.0, 2.0, 4.0]), m)
+
+
+@case("s2sad.runtime.gap_weighted", A(2, 3, lo=0.0, hi=1.0), A(3, 3), complex=False)
+def gap_weighted_stacked(w, m):
+    return gap_weighted(w + np.array([0.0, 2.0, 4.0]), m * m)
+
+
+@case("s2sad.runtime.eigenvector_adjoint", A(3, 3))
+def eigenvector_adjoint_(g):
+    return eigenvector_adjoint(g * g, np.eye(3))
+
+
+@case("s2sad.runtime.eigenvalue_adjoint", A(3))
+def eigenvalue_adjoint_(g):
+    return eigenvalue_adjoint(g * g, np.arange(3.0))
+
+
+@case("s2sad.runtime.cofactor", wellcond(3))
+def cofactor_(a):
+    return cofactor(a)
+
+
+@case("s2sad.runtime.cofactor", stacked(wellcond(3), 2))
+def cofactor_stacked(a):
+    return cofactor(a) * a
+
+
+@case("s2sad.runtime.invertible", wellcond(3))
+def invertible_(a):
+    return invertible(a) * a
+
+
+@case("s2sad.runtime.real_matrix", A(3, 2), complex=False)  # refuses complex input
+def real_matrix_(a):
+    return real_matrix(a) * a

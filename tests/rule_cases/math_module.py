@@ -88,6 +88,11 @@ def fabs_(x):
     return math.fabs(-x) * x
 
 
+@case("math.copysign", F(), F(), complex=False)  # real only
+def copysign_(x, y):
+    return math.copysign(x, y) * y + math.copysign(x * x, -1.5)
+
+
 @case("math.hypot", F(), F())
 def hypot_(x, y):
     return math.hypot(x, y)
