@@ -1,6 +1,6 @@
 """activity: which variables carry derivatives.
 
-Takes ANF code, the names of the ``wrt`` parameters and the namespace; gives the set of *active*
+Takes the :class:`~s2sad.program.Program` and the names of the ``wrt`` parameters; gives the set of *active*
 names: those that depend on a ``wrt`` input (varied) and influence the returned value (useful).
 Inactive statements are kept as they are in the primal and get no derivative code.
 """
@@ -10,27 +10,28 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from .ir import changed, reads, targets, value_reads, walk_stmts
-from .primitives import DATA_ATTRS, NONDIFF, classify
+from .ir import reads
+from .primitives import DATA_ATTRS, NONDIFF
 
 _SIZE_FUNCTIONS = (len, np.shape, np.ndim, np.size)
 
 
-def _flows(stmts, ns):
+def _flows(program):
     """(inputs, outputs) pairs: derivatives may flow from each input name to each output name."""
     pairs = []
-    for stmt in stmts:
-        if isinstance(stmt, gast.For):
-            pairs.append((reads(stmt.iter), targets(stmt)))
-        elif isinstance(stmt, (gast.Assign, gast.Expr)):
-            if classify(stmt, ns).kind == NONDIFF:
+    for rec in program.records.values():
+        stmt = rec.stmt
+        if rec.kind == "for":
+            pairs.append((reads(stmt.iter), rec.targets))
+        elif rec.op is not None:
+            if rec.kind == NONDIFF:
                 continue
-            outs = targets(stmt)
+            outs = rec.targets
             if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
                 # a call whose result is dropped may change its receiver (lst.append(v)) or its
                 # arguments (np.add.at(a, i, v)): derivatives flow into them (or it is refused)
-                outs = sorted(changed([stmt]))
-            pairs.append(([r for r in value_reads(stmt) if r not in _shape_only_reads(stmt, ns)], outs))
+                outs = sorted(rec.changes)
+            pairs.append(([r for r in rec.reads if r not in _shape_only_reads(stmt, program.ns)], outs))
     return pairs
 
 
@@ -53,16 +54,15 @@ def _shape_only_reads(stmt, ns) -> set[str]:
     return shape_of - other
 
 
-def activity(tree: gast.FunctionDef, wrt: list[str], ns) -> set[str]:
-    stmts = list(walk_stmts(tree.body))
+def activity(program, wrt: list[str]) -> set[str]:
     forward, backward = {}, {}
-    for ins, outs in _flows(stmts, ns):
+    for ins, outs in _flows(program):
         for i in ins:
             forward.setdefault(i, set()).update(outs)
         for o in outs:
             backward.setdefault(o, set()).update(ins)
     varied = _reach(set(wrt), forward)
-    useful = _reach(set(reads(tree.body[-1])), backward)
+    useful = _reach({program.output}, backward)
     return varied & useful
 
 

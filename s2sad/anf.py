@@ -26,7 +26,7 @@ from .aliases import CONTAINER, FRESH, Aliases, liveness, sharing_groups
 from .checkpointing import checkpoint
 from .errors import Location
 from .ir import copy_tree, walk
-from .naming import Names, all_names, assign, const, name
+from .naming import Names, Role, all_names, assign, const, name
 from .resolve import MISSING, Namespace, dotted
 
 # Array methods that are NumPy functions of the receiver: method -> (function, packs *args into a tuple)
@@ -268,7 +268,7 @@ class _ANF:
         """``old = parent[i]`` (integers only) after a write into ``parent``: a view shows the new
         values, a number copied out of ``parent`` keeps the old one; the program decides which."""
         self.ns.scope.setdefault("is_view", runtime.is_view)
-        cond = self.names.fresh("cond")
+        cond = self.names.fresh("cond", Role.FLAG)
         self.emit(assign(cond, gast.Call(func=name("is_view"), args=[name(old), name(parent)], keywords=[])), node)
         self.depth += 1
         value = gast.Subscript(value=name(parent), slice=_copy(index), ctx=gast.Load())
@@ -448,7 +448,7 @@ class _ANF:
         value = self.expr(test)
         if isinstance(value, gast.Name):
             return value
-        tmp = self.names.fresh("cond")
+        tmp = self.names.fresh("cond", Role.FLAG)
         self.emit(assign(tmp, value), test)
         return name(tmp)
 
@@ -614,7 +614,7 @@ class _ANF:
             return current.id
         # another live name shares x: x += v writes into an array, rebinds a number
         self.ns.scope.setdefault("updates_in_place", runtime.updates_in_place)
-        cond = self.names.fresh("cond")
+        cond = self.names.fresh("cond", Role.FLAG)
         test = gast.Call(func=name("updates_in_place"), args=[name(current.id)], keywords=[])
         self.emit(assign(cond, test), node)
         self.depth += 1
@@ -717,17 +717,17 @@ class _ANF:
             if start is None and isinstance(index, gast.Name) and len(items) == 1 and items[0][2] is None:
                 self.loop(node, rng, index, items)
             else:
-                k = gast.Name(id=self.names.fresh("k"), ctx=gast.Store(), annotation=None, type_comment=None)
+                k = gast.Name(id=self.names.fresh("k", Role.FLAG), ctx=gast.Store(), annotation=None, type_comment=None)
                 self.loop(node, rng, k, items + [(index, start or const(0), "offset")])
             return
         if call == "zip" and builtin is zip and isinstance(target, gast.Tuple) and len(target.elts) == len(it.args):
             rng, items = self.sequence(it, target, node)
-            k = name(self.names.fresh("k"), gast.Store())
+            k = name(self.names.fresh("k", Role.FLAG), gast.Store())
             self.loop(node, rng, k, items)
             return
         if call == "reversed" and builtin is reversed:
             seq = self.atom(it.args[0])
-            k = name(self.names.fresh("k"), gast.Store())
+            k = name(self.names.fresh("k", Role.FLAG), gast.Store())
             rng = gast.Call(
                 func=name("range"),
                 args=[gast.BinOp(left=_len(seq), op=gast.Sub(), right=const(1)), const(-1), const(-1)],
@@ -737,7 +737,7 @@ class _ANF:
             return
         if self.dict_view(it) is not None or self.iterates_keys(it, node):
             rng, items = self.sequence(it, target, node)
-            k = name(self.names.fresh("i"), gast.Store())
+            k = name(self.names.fresh("i", Role.FLAG), gast.Store())
             self.loop(node, rng, k, items)
             return
         if call in ("map", "filter", "iter"):
@@ -747,7 +747,7 @@ class _ANF:
                 "an array, range, enumerate or zip",
             )
         seq = self.atom(it)
-        k = name(self.names.fresh("i"), gast.Store())
+        k = name(self.names.fresh("i", Role.FLAG), gast.Store())
         self.loop(node, self.len_range(seq), k, [(target, seq, None)])
 
     def dict_view(self, it):

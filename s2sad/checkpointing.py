@@ -28,7 +28,7 @@ from __future__ import annotations
 import gast
 
 from .ir import copy_tree, reads, targets, walk_stmts
-from .naming import assign, const, name
+from .naming import Role, assign, const, name
 
 
 def checkpoint(iterable, every: int | None = None):
@@ -56,10 +56,10 @@ def apply(rev, primal: list, adjoint: list) -> tuple[list, set[str]]:
         carried = _carried(rev, source)
         carried_all |= set(carried)
         names = rev.names
-        ckpts, r, seg = names.fresh("checkpoints"), names.fresh("r"), names.fresh("s")
+        ckpts, r, seg = names.fresh("checkpoints", Role.STACK), names.fresh("r", Role.FLAG), names.fresh("s", Role.FLAG)
         every = source.checkpoint
         if every is None:
-            k = names.fresh("k")
+            k = names.fresh("k", Role.FLAG)
             size = gast.Call(func=name("len"), args=[name(r)], keywords=[])
             root = gast.BinOp(left=size, op=gast.Pow(), right=const(0.5))
             every_stmt = [assign(k, gast.Call(func=name("max"), args=[const(1), _call("int", root)], keywords=[]))]

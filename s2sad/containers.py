@@ -15,23 +15,22 @@ import operator
 import gast
 
 from . import primitives as P
-from .ir import walk_stmts
 
 
-def may_be_containers(tree: gast.FunctionDef, ns) -> set[str]:
+def may_be_containers(program) -> set[str]:
     from . import runtime as R
 
-    params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    params = set(program.params)
     makers = [operator.getitem, getattr, list, dict, R.set_item, R.add_item, R.item_of, R.unset_item]
     makers += [R.set_tangent, R.copy_dict, R.tree_add, R.add_seq, R.unsum_items, R.unstack, R.unconcatenate]
     # helpers whose result is a container when their argument at this position is one
     like = {R.zeros_like: 0, R.add_at: 0, R.own: 0, R.astype_of: 1, R.scatter: 1, R.copy_input: 0}
     out: set[str] = set()
     copies: list[tuple[str, str]] = []
-    for s in walk_stmts(tree.body):
-        if isinstance(s, gast.Expr) or not isinstance(s, gast.Assign):
+    for rec in program.simple():
+        s, op = rec.stmt, rec.op
+        if isinstance(s, gast.Expr):
             continue
-        op = P.classify(s, ns)
         target = s.targets[0]
         if op.kind == P.UNPACK:
             out |= {e.id for e in target.elts if isinstance(e, gast.Name)}

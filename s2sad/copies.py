@@ -16,18 +16,18 @@ The copies themselves are left for dead-code removal.
 from __future__ import annotations
 
 import bisect
-import re
 
 import gast
 
 from .ir import changed, walk
+from .naming import Names
 
-_TEMP = re.compile(r"[tuvw]\d*$")
 _SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.FunctionDef)
 _SCOPES += (gast.ClassDef, gast.Global, gast.Nonlocal, gast.Delete)
 
 
-def fold_copies(fn: gast.FunctionDef) -> None:
+def fold_copies(fn: gast.FunctionDef, names: Names) -> None:
+    """``names``: who made each name (which of two merged names stays is decided by their roles)."""
     binds: dict[str, int] = {}
     for n in walk(fn):
         if isinstance(n, gast.Name):
@@ -37,7 +37,7 @@ def fold_copies(fn: gast.FunctionDef) -> None:
             binds[n.target.id] = binds.get(n.target.id, 0) + 1
         elif isinstance(n, _SCOPES) and n is not fn:
             return  # names may mean other things in inner scopes: leave the function as it is
-    loads = _merge(fn, binds)
+    loads = _merge(fn, binds, names.rank)
     _blocks(fn.body, loads)
 
 
@@ -71,7 +71,7 @@ def _root(parent, v):
 # ---- names assigned once, joined by a copy ------------------------------------------------------
 
 
-def _merge(fn, binds) -> dict[str, int]:
+def _merge(fn, binds, rank) -> dict[str, int]:
     """Merge names joined by copies; gives how often each name is read afterwards."""
     params = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
     params |= {a.id for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
@@ -83,7 +83,7 @@ def _merge(fn, binds) -> dict[str, int]:
             a, b = stmt.targets[0].id, stmt.value.id
             if b in defined and binds.get(a) == 1 and binds.get(b) == 1 and a not in params:
                 ra, rb = _root(parent, a), _root(parent, b)
-                keep, drop = (ra, rb) if _rank(ra) < _rank(rb) else (rb, ra)
+                keep, drop = (ra, rb) if rank(ra) < rank(rb) else (rb, ra)
                 if keep != drop:
                     parent[drop] = keep
                 copies.add(id(stmt))
@@ -98,16 +98,6 @@ def _merge(fn, binds) -> dict[str, int]:
                 counts[s.value.id] -= 1  # the copy goes, and its read with it
         fn.body[:] = kept
     return counts
-
-
-def _rank(name: str) -> int:
-    """Which name of merged ones stays: a user's or an adjoint's (0) over a temporary's adjoint (1)
-    over a temporary (2)."""
-    if _TEMP.match(name):
-        return 2
-    if name[:1] in "bd" and _TEMP.match(name[1:]):
-        return 1
-    return 0
 
 
 # ---- within one block -----------------------------------------------------------------------------

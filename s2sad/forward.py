@@ -32,8 +32,9 @@ _LIVE = "__s2sad_tangent_"  # prefix standing for a nonzero tangent, until the t
 
 
 class Forward:
-    def __init__(self, tree, wrt, ns, loc, names, shapes, active, request_jvp):
-        self.tree, self.wrt, self.ns, self.loc, self.names = tree, wrt, ns, loc, names
+    def __init__(self, program, wrt, shapes, active, request_jvp):
+        self.program, tree = program, program.tree
+        self.tree, self.wrt, self.ns, self.loc, self.names = tree, wrt, program.ns, program.loc, program.names
         self.shapes, self.active, self.request_jvp = shapes, active, request_jvp
         self._tan: dict[str, str] = {}
         self.live: set[str] = set()  # variables whose tangent is held in d<var>
@@ -45,7 +46,7 @@ class Forward:
     # ---- names -----------------------------------------------------------------------------
     def tan(self, var: str) -> str:
         if var not in self._tan:
-            self._tan[var] = self.names.fresh("d" + var)
+            self._tan[var] = self.names.tangent(var)
         return self._tan[var]
 
     def tangent(self, atom):
@@ -105,7 +106,7 @@ class Forward:
                 # the popped value is not used, but the list and its tangent must stay aligned
                 return [stmt, gast.Expr(value=_method(self.tan(stmt.value.func.value.id), "pop"))]
             return [stmt]
-        op = P.classify(stmt, self.ns)
+        op = self.program.op(stmt)
         if op.kind == P.SETITEM:
             return [stmt] + self.setitem(stmt, op)
         if op.kind == P.UNPACK:
@@ -189,7 +190,7 @@ class Forward:
         call = stmt.value
         func = getattr(call, "func", None)
         receiver = func.value.id if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) else None
-        problem = P.discarded_call_problem(stmt, self.ns, self.active) if receiver is None else None
+        problem = P.discarded_call_problem(self.program.op(stmt), self.active) if receiver is None else None
         if problem:
             raise self.error(stmt, problem)
         if receiver is None or receiver not in self.active:
@@ -458,10 +459,11 @@ def _mentions(node, test) -> bool:
     return any(isinstance(n, gast.Name) and test(n.id) for n in walk(node))
 
 
-def forward(tree, wrt, ns, loc, names, shapes, active, request_jvp, *, fname=None, kwonly=False):
+def forward(program, wrt, shapes, active, request_jvp, *, fname=None, kwonly=False):
     """Build the tangent function ``fname(*params, d<wrt>...) -> (out, dout)`` (tangents keyword-only
     when ``kwonly``: the functions called from other generated code)."""
-    fwd = Forward(tree, wrt, ns, loc, names, shapes, active, request_jvp)
+    fwd = Forward(program, wrt, shapes, active, request_jvp)
+    tree = program.tree
     for w in wrt:
         fwd.live.add(w)
     # a tangent has its argument's type, as a derivative does (float32 stays float32): cast on entry

@@ -17,9 +17,10 @@ import gast
 from . import runtime
 from .copies import fold_copies
 from .ir import Transformer, changed, reads, walk, walk_stmts
+from .naming import Names
 
 
-def optimize(fn: gast.FunctionDef, ns=None, primal: frozenset = frozenset()) -> gast.FunctionDef:
+def optimize(fn: gast.FunctionDef, names: Names, primal: frozenset = frozenset()) -> gast.FunctionDef:
     """``primal``: the names that hold the user's values (parameters and what the ANF code assigns).
     Their operations are the user's: ``x * 1.0`` there is a new array (and a dtype), never folded
     into an alias of ``x``; and an in-place write into one of them may change views of it."""
@@ -27,7 +28,7 @@ def optimize(fn: gast.FunctionDef, ns=None, primal: frozenset = frozenset()) -> 
     fn = folder.visit(fn)
     if not folder.writes_into_arrays:
         _cse(fn.body, {}, {})
-    fold_copies(fn)
+    fold_copies(fn, names)
     _dead_code(fn)
     return fn
 

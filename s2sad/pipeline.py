@@ -22,6 +22,7 @@ from .ir import targets, walk, walk_stmts
 from .lower_control import lower_control
 from .optimize import optimize
 from .parse import parse_function
+from .program import Program
 from .resolve import resolve
 from .shapes import infer_shapes
 from .unshare import unshare_returns
@@ -34,6 +35,7 @@ class Prepared:
     ns: object
     tree: gast.FunctionDef
     names: object
+    program: Program
 
 
 @dataclass
@@ -57,7 +59,7 @@ def prepare(fn) -> Prepared:
         parsed.tree = lowered
     tree, names = anf(parsed.tree, ns, parsed.loc)
     primal_cse(tree)
-    return Prepared(parsed.fn, parsed, ns, tree, names)
+    return Prepared(parsed.fn, parsed, ns, tree, names, Program(tree, ns, parsed.loc, names))
 
 
 def primal_cse(tree):
@@ -108,16 +110,13 @@ class _Session:
         prep = prep or prepare(fn)
         self.add_origin(fname, prep)
         self.taken.add(prep.fn.__name__)
-        act = activity(prep.tree, list(wrt), prep.ns)
-        out = prep.tree.body[-1].value.id
+        act = activity(prep.program, list(wrt))
+        out = prep.program.output
         # grad checks at run time that the output is a scalar; the shapes may take it as given
-        shapes = infer_shapes(prep.tree, prep.ns, assume_scalar=(out,) if mode == "grad" else ())
+        shapes = infer_shapes(prep.program, assume_scalar=(out,) if mode == "grad" else ())
         deriv, seed = reverse(
-            prep.tree,
+            prep.program,
             list(wrt),
-            prep.ns,
-            prep.parsed.loc,
-            prep.names,
             shapes,
             act,
             self.request_vjp,
@@ -126,7 +125,7 @@ class _Session:
             seed=seed,
             as_tuple=as_tuple,
         )
-        deriv = optimize(deriv, prep.ns, primal_names(prep.tree))
+        deriv = optimize(deriv, prep.names, primal_names(prep.tree))
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
         return deriv, seed
 
@@ -138,7 +137,7 @@ class _Session:
         base = f"vjp_{base_name(fn)}" if list(wrt) == param_names(fn) else f"vjp_{base_name(fn)}_{'_'.join(wrt)}"
         fname = self.unique(base)
         out = prep.tree.body[-1].value.id
-        seed = prep.names.fresh("b" + out)
+        seed = prep.names.adjoint(out)
         self.requested[key] = (fname, seed)
         self.reverse_into(fn, wrt, fname, prep, seed)
         return fname, seed
@@ -149,21 +148,18 @@ class _Session:
         prep = prep or prepare(fn)
         self.add_origin(fname, prep)
         self.taken.add(prep.fn.__name__)
-        act = activity(prep.tree, list(wrt), prep.ns)
-        shapes = infer_shapes(prep.tree, prep.ns)
+        act = activity(prep.program, list(wrt))
+        shapes = infer_shapes(prep.program)
         deriv, tangents = forward(
-            prep.tree,
+            prep.program,
             list(wrt),
-            prep.ns,
-            prep.parsed.loc,
-            prep.names,
             shapes,
             act,
             self.request_jvp,
             fname=fname,
             kwonly=kwonly,
         )
-        deriv = optimize(deriv, prep.ns, primal_names(prep.tree))
+        deriv = optimize(deriv, prep.names, primal_names(prep.tree))
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
         return deriv, tangents
 

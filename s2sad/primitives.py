@@ -237,17 +237,16 @@ def is_output(fn) -> bool:
     return getattr(fn, "__module__", None) == "logging" and getattr(fn, "__name__", "") in _LOG_METHODS
 
 
-def discarded_call_problem(stmt, ns: Namespace, active) -> str | None:
-    """Why the call statement ``stmt`` (its result not used, not ``lst.append``/``lst.pop``) cannot be
+def discarded_call_problem(op: Op, active) -> str | None:
+    """Why the call statement ``op.stmt`` (its result not used, not ``lst.append``/``lst.pop``) cannot be
     differentiated, or None when it changes no differentiated value.  A call whose result is dropped
     matters only through what it changes in place (``np.add.at(a, i, x)``, a helper that writes into
     its argument): such a call is refused, never skipped."""
     from .ir import changed
 
-    op = classify(stmt, ns)
     if op.kind == NONDIFF:
         return None
-    touched = sorted(changed([stmt]) & set(active))
+    touched = sorted(changed([op.stmt]) & set(active))
     if not touched:
         return None
     if op.fn is not None and op.rule is None and op.kind != CALL:

@@ -22,7 +22,7 @@ from . import primitives as P
 from .aliases import makes_view
 from .containers import may_be_containers
 from .ir import changed, copy_tree, reads, targets, walk, walk_stmts
-from .naming import assign, const, name
+from .naming import Role, assign, const, name
 from .optimize import fold
 from .rules.registry import ELEMENTWISE, public_name
 from .template import as_nodes, operands, substitute, template_locals, to_node
@@ -69,8 +69,10 @@ def _has_break(body) -> bool:
 
 
 class Reverse:
-    def __init__(self, tree, wrt, ns, loc, names, shapes, active, request_vjp):
-        self.tree, self.wrt, self.ns, self.loc, self.names = tree, wrt, ns, loc, names
+    def __init__(self, program, wrt, shapes, active, request_vjp):
+        self.program = program
+        tree, ns = program.tree, program.ns
+        self.tree, self.wrt, self.ns, self.loc, self.names = tree, wrt, ns, program.loc, program.names
         self.shapes, self.active, self.request_vjp = shapes, active, request_vjp
         self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
         self.primal_vars = {t for s in walk_stmts(tree.body) for t in targets(s)} | set(self.params)
@@ -88,7 +90,7 @@ class Reverse:
             and isinstance(s.value, gast.Call)
             and getattr(s.value.func, "id", None) == "add_seq"
         }
-        self.trees = may_be_containers(tree, ns)
+        self.trees = may_be_containers(program)
         self.sites = _overwrite_sites(tree.body, self.params)
         self.remat, self.remat_before = _rematerializable(tree.body, self.sites, shapes)
         self.remat_copies: list = []  # (recomputation, variable): dropped if the adjoint never reads it
@@ -110,12 +112,12 @@ class Reverse:
     # ---- names -----------------------------------------------------------------------------
     def adj(self, var: str) -> str:
         if var not in self._adj:
-            self._adj[var] = self.names.fresh("b" + var)
+            self._adj[var] = self.names.adjoint(var)
         return self._adj[var]
 
     def stack(self, var: str) -> str:
         if var not in self.stacks:
-            self.stacks[var] = self.names.fresh(var + "_stack")
+            self.stacks[var] = self.names.fresh(var + "_stack", Role.STACK, var)
         return self.stacks[var]
 
     def is_active(self, atom) -> bool:
@@ -267,7 +269,7 @@ class Reverse:
         call = stmt.value
         func = call.func
         receiver = func.value.id if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) else None
-        problem = P.discarded_call_problem(stmt, self.ns, self.active) if receiver is None else None
+        problem = P.discarded_call_problem(self.program.op(stmt), self.active) if receiver is None else None
         if problem:
             raise self.error(stmt, problem)
         if receiver is None or receiver not in self.active:
@@ -296,7 +298,7 @@ class Reverse:
             return self.adjoint_pop(stmt)  # even when the popped value is not used: the stacks stay aligned
         if not any(o in self.active for o in outs):
             return []
-        op = P.classify(stmt, self.ns)
+        op = self.program.op(stmt)
         if op.kind == P.SETITEM:
             return self.adjoint_setitem(stmt, op)
         if op.kind == P.UNPACK:
@@ -914,12 +916,11 @@ def _index_value(index):
     return index
 
 
-def reverse(
-    tree, wrt, ns, loc, names, shapes, active, request_vjp, *, mode="grad", fname=None, seed=None, as_tuple=False
-):
+def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=None, seed=None, as_tuple=False):
     """Build the derivative function.  ``mode``: grad | value_and_grad | vjp (seed required, keyword-only
     when the function has keyword-only parameters)."""
-    rev = Reverse(tree, wrt, ns, loc, names, shapes, active, request_vjp)
+    rev = Reverse(program, wrt, shapes, active, request_vjp)
+    tree, ns, names = program.tree, program.ns, program.names
     rev.range_vars = {s.target.id for s in walk_stmts(tree.body) if isinstance(s, gast.For)}
     ret = tree.body[-1]
     out = ret.value.id

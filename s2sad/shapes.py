@@ -15,7 +15,7 @@ import gast
 import numpy as np
 
 from .ir import walk_stmts
-from .primitives import BUILD, COPY, GETITEM, NONDIFF, RULE, classify
+from .primitives import BUILD, COPY, GETITEM, NONDIFF, RULE
 from .rules.registry import ELEMENTWISE, REDUCTION, SCALAR
 
 
@@ -54,8 +54,9 @@ class Shapes:
         return self.get(atom) == frozenset()
 
 
-def infer_shapes(tree: gast.FunctionDef, ns, assume_scalar=()) -> Shapes:
+def infer_shapes(program, assume_scalar=()) -> Shapes:
     """``assume_scalar``: names known to be scalars at run time (grad's output, which it checks)."""
+    tree = program.tree
     shapes = Shapes()
     for a in tree.args.args + tree.args.kwonlyargs:
         shapes.of[a.id] = frozenset([a.id])
@@ -75,7 +76,7 @@ def infer_shapes(tree: gast.FunctionDef, ns, assume_scalar=()) -> Shapes:
     for _ in range(8):
         before = (dict(shapes.of), set(shapes.scalar_symbols), dict(shapes.fits))
         for stmt in stmts:
-            op = classify(stmt, ns)
+            op = program.op(stmt)
             out = stmt.targets[0].id
             value = _value_shape(op, shapes)
             if value is None and op.kind != BUILD:
@@ -110,7 +111,7 @@ def infer_shapes(tree: gast.FunctionDef, ns, assume_scalar=()) -> Shapes:
             break
     shapes.proved_scalar = set()
     if assume_scalar:
-        plain = infer_shapes(tree, ns)
+        plain = infer_shapes(program)
         shapes.proved_scalar = {n for n in assume_scalar if plain.is_scalar(_name(n))}
     for n in assume_scalar:
         shapes.of[n] = frozenset()

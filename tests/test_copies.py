@@ -10,12 +10,17 @@ from fd import check_grad
 import s2sad
 from s2sad.codegen import to_source
 from s2sad.copies import fold_copies
+from s2sad.naming import Names, Role
 from s2sad.optimize import _dead_code
 
 
-def folded(src: str) -> list[str]:
+def folded(src: str, temps=()) -> list[str]:
+    """The code after folding; ``temps``: the names a pass made as temporaries (the others are the user's)."""
     fn = gast.parse(textwrap.dedent(src)).body[0]
-    fold_copies(fn)
+    names = Names()
+    for t in temps:
+        names.take(t, Role.TEMP)
+    fold_copies(fn, names)
     _dead_code(fn)
     return to_source(fn).splitlines()[1:]
 
@@ -27,7 +32,8 @@ def test_copy_of_a_temporary_takes_the_adjoint_name():
             w1 = bv1 / u1
             bw = w1
             return bw * v
-        """
+        """,
+        temps=["w1"],
     ) == ["    bw = bv1 / u1", "    return bw * v"]
 
 

@@ -8,8 +8,10 @@ import numpy as np
 from s2sad.activity import activity
 from s2sad.anf import anf
 from s2sad.codegen import to_source
+from s2sad.naming import Names, Role
 from s2sad.optimize import optimize
 from s2sad.parse import parse_function
+from s2sad.program import Program
 from s2sad.resolve import resolve
 from s2sad.shapes import infer_shapes
 
@@ -19,6 +21,13 @@ def front(fn):
     ns = resolve(parsed)
     tree, names = anf(parsed.tree, ns, parsed.loc)
     return parsed, ns, tree
+
+
+def program_of(fn):
+    parsed = parse_function(fn)
+    ns = resolve(parsed)
+    tree, names = anf(parsed.tree, ns, parsed.loc)
+    return Program(tree, ns, parsed.loc, names)
 
 
 def text(tree):
@@ -89,9 +98,9 @@ def partly_active(x, y, n):
 
 
 def test_activity():
-    parsed, ns, tree = front(partly_active)
-    assert activity(tree, ["x"], ns) == {"x", "a", "out"}
-    assert activity(tree, ["y"], ns) == {"y", "b", "t", "out"}
+    program = program_of(partly_active)
+    assert activity(program, ["x"]) == {"x", "a", "out"}
+    assert activity(program, ["y"]) == {"y", "b", "t", "out"}
 
 
 def scalars(x, y):
@@ -102,8 +111,7 @@ def scalars(x, y):
 
 
 def test_shapes_prove_scalars_through_math_functions():
-    parsed, ns, tree = front(scalars)
-    shapes = infer_shapes(tree, ns)
+    shapes = infer_shapes(program_of(scalars))
     name = lambda n: gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)  # noqa: E731
     assert shapes.is_scalar(name("x")) and shapes.is_scalar(name("t")) and shapes.is_scalar(name("v"))
     assert not shapes.is_scalar(name("y"))
@@ -117,8 +125,7 @@ def shifted(x, y):
 
 
 def test_shapes_know_a_keepdims_reduction_broadcasts_into_its_input():
-    parsed, ns, tree = front(shifted)
-    shapes = infer_shapes(tree, ns)
+    shapes = infer_shapes(program_of(shifted))
     name = lambda n: gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)  # noqa: E731
     assert shapes.get(name("z")) == frozenset({"x"})
     assert shapes.get(name("w")) == frozenset({"x"})  # log(sum(exp(z), keepdims)) fits into z too
@@ -144,7 +151,17 @@ def folding(x):
 
 def test_optimize_folds_constants_and_drops_dead_code():
     tree = gast.parse("def f(x):\n    a = x ** (2 - 1) * 1\n    dead = x + 1\n    return a\n").body[0]
-    assert text(optimize(tree)).splitlines()[1:] == ["    a = x", "    return a"]
+    assert text(optimize(tree, Names())).splitlines()[1:] == ["    a = x", "    return a"]
+
+
+def test_merged_copies_keep_the_name_by_its_role_not_its_spelling():
+    # of two names joined by a copy, the user's stays and the temporary goes, whatever they look like
+    source = "def f(x):\n    w = x * 2.0\n    t = w\n    return t\n"
+    for temp, user in (("w", "t"), ("t", "w")):
+        names = Names({"x", user})
+        names.take(temp, Role.TEMP)
+        kept = text(optimize(gast.parse(source).body[0], names)).splitlines()[1:]
+        assert kept == [f"    {user} = x * 2.0", f"    return {user}"]
 
 
 def test_codegen_round_trips():

@@ -1,0 +1,88 @@
+"""program: the intermediate representation the analyses and both modes share.
+
+Takes the ANF ``FunctionDef`` (after ``anf`` and primal CSE) with its namespace, location and names;
+gives a :class:`Program`: one :class:`Record` per statement, built once, in source order.  A record
+holds what every pass used to recompute for itself: the primitive the statement applies (its
+:class:`~s2sad.primitives.Op`: kind, rule, operands bound as atoms), the names it binds, the names whose
+values flow into it, the names it may change in place, the user's line and column, and the loops around
+it.  Facts that depend on a derivative request (which names are active, their symbolic shapes) are
+computed from the records by ``activity`` and ``shapes`` for that request.
+
+Records are found from their statement (``program[stmt]``): a table keyed by the statement object
+itself, so a statement another pass made (a recomputation, a checkpointed loop) is never mistaken for
+one of these.  gast nodes stay the representation of expressions, at the edges (templates, codegen).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gast
+
+from . import primitives as P
+from .ir import changed, targets, value_reads
+from .naming import Names, Role
+
+
+@dataclass(eq=False)
+class Record:
+    stmt: gast.stmt
+    kind: str  # an Op kind for a simple statement; "if", "for" or "while" for a compound one
+    op: P.Op | None  # the primitive applied (simple statements)
+    targets: tuple[str, ...]  # names the statement binds (``x[i] = v`` binds x: it writes into it)
+    reads: tuple[str, ...]  # names whose values flow into what it assigns
+    changes: frozenset[str]  # names it binds or may change in place
+    line: int | None
+    col: int | None
+    loops: tuple[gast.stmt, ...]  # the loops around it, outermost first
+
+
+class Program:
+    def __init__(self, tree: gast.FunctionDef, ns, loc, names: Names):
+        self.tree, self.ns, self.loc, self.names = tree, ns, loc, names
+        self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
+        for p in self.params:
+            names.take(p, Role.PRIMAL)
+        self.records: dict[gast.stmt, Record] = {}
+        self._build(tree.body, ())
+        self.output = tree.body[-1].value.id  # ANF ends with ``return <name>``
+
+    def _build(self, body, loops):
+        for stmt in body:
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                kind = type(stmt).__name__.lower()
+                self.records[stmt] = self._record(stmt, kind, None, loops)
+                inner = loops + (stmt,) if kind != "if" else loops
+                self._build(stmt.body, inner)
+                self._build(stmt.orelse, inner)
+            elif isinstance(stmt, (gast.Assign, gast.Expr)):
+                op = P.classify(stmt, self.ns)
+                self.records[stmt] = self._record(stmt, op.kind, op, loops)
+
+    @staticmethod
+    def _record(stmt, kind, op, loops) -> Record:
+        return Record(
+            stmt=stmt,
+            kind=kind,
+            op=op,
+            targets=tuple(targets(stmt)),
+            reads=tuple(value_reads(stmt)),
+            changes=frozenset(changed([stmt])) if kind not in ("if", "for", "while") else frozenset(),
+            line=getattr(stmt, "lineno", None),
+            col=getattr(stmt, "col_offset", None),
+            loops=loops,
+        )
+
+    def __getitem__(self, stmt) -> Record:
+        return self.records[stmt]
+
+    def op(self, stmt) -> P.Op:
+        """The primitive a simple statement of this program applies."""
+        return self.records[stmt].op
+
+    def simple(self):
+        """The records of the simple statements, in source order."""
+        return (r for r in self.records.values() if r.op is not None)
+
+    def role(self, name: str) -> Role:
+        return self.names.role(name)
