@@ -505,16 +505,16 @@ def _fresh_value(value, resolve) -> bool:
     return isinstance(value, gast.Call) and not may_share(resolve(value.func))
 
 
-def _shape_reads(node, resolve) -> set[int]:
-    """The Name nodes (by id) under ``node`` read only for their shape or dtype (``x.shape``,
+def _shape_reads(node, resolve) -> set:
+    """The Name nodes under ``node`` read only for their shape or dtype (``x.shape``,
     ``len(x)``, ``zeros_like(x)``, ``unbroadcast(g, x)``): an in-place write does not change those."""
     out = set()
     for n in walk(node):
         if isinstance(n, gast.Attribute) and n.attr in DATA_ATTRS and isinstance(n.value, gast.Name):
-            out.add(id(n.value))
+            out.add(n.value)
         elif isinstance(n, gast.Call):
             positions = _SHAPE_ARGS.get(_key(resolve(n.func)), ())
-            out.update(id(a) for i, a in enumerate(n.args) if i in positions and isinstance(a, gast.Name))
+            out.update(a for i, a in enumerate(n.args) if i in positions and isinstance(a, gast.Name))
     return out
 
 
@@ -527,7 +527,7 @@ def _key(obj):
 
 
 def liveness(tree, resolve=lambda f: None) -> dict:
-    """For each statement of the user's function (by id): the user names whose values are read
+    """For each statement of the user's function: the user names whose values are read
     after it, in program order, including everything read by the loops around it (their next
     iteration).  Reads of a shape or dtype only do not count."""
     flat = []  # (statement, names it reads itself, enclosing loops)
@@ -543,7 +543,7 @@ def liveness(tree, resolve=lambda f: None) -> dict:
         for node in nodes:
             shape_only = _shape_reads(node, resolve)
             for n in walk(node):
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in shape_only:
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n not in shape_only:
                     out.add(n.id)
                 elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
                     out.add(n.target.id)
@@ -561,15 +561,15 @@ def liveness(tree, resolve=lambda f: None) -> dict:
     loop_reads = {}
     for s, r, loops in flat:
         for lp in loops:
-            loop_reads.setdefault(id(lp), set()).update(r)
+            loop_reads.setdefault(lp, set()).update(r)
         if isinstance(s, (gast.For, gast.While)):
-            loop_reads.setdefault(id(s), set()).update(r)
+            loop_reads.setdefault(s, set()).update(r)
     out = {}
     after: set[str] = set()
     for s, r, loops in reversed(flat):
         live = set(after)
         for lp in loops:
-            live |= loop_reads[id(lp)]
-        out[id(s)] = live
+            live |= loop_reads[lp]
+        out[s] = live
         after |= r
     return out

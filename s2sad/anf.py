@@ -18,6 +18,7 @@ Statement line numbers are the user's, for error messages and source maps.
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 
 import gast
 
@@ -121,6 +122,7 @@ class _ANF:
         self.known_ints: set[str] = set()  # names holding ints: range loop indices
         self.written_params: set[str] = set()  # parameters whose data f writes into (copied on entry)
         self.writable: set[str] = set()  # names written in place whose aliases are all kept up to date
+        self.checkpoints: dict = {}  # checkpointed loops (the For statements written) -> every
         self.dicts: set[str] = set()  # names holding a dict f built: d[k] = v makes a new version
         self.current = None  # the user's statement being translated
         self.pending: set[str] = set()  # temporaries the current statement reads later (x, y = y, x)
@@ -210,7 +212,7 @@ class _ANF:
         return user in self.liveness_after()
 
     def liveness_after(self):
-        return self.aliases.liveness.get(id(self.current), ())
+        return self.aliases.liveness.get(self.current, ())
 
     def check_write(self, base: str, node):
         """Before an in-place write into ``base``: whose data it changes."""
@@ -876,7 +878,7 @@ class _ANF:
         block = restructure(block, self.loc)
         loop = gast.For(target=index, iter=iter_value, body=block, orelse=[], type_comment=None)
         if mark is not _UNMARKED:
-            loop.checkpoint = mark  # every: an atom, or None for about sqrt(n)
+            self.checkpoints[loop] = mark  # every: an atom, or None for about sqrt(n)
         self.emit(loop, node)
 
     def atom_of(self, value, node):
@@ -1057,7 +1059,16 @@ def _copy(node):
     return copy_tree(node)
 
 
-def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.FunctionDef, Names]:
+@dataclass
+class Facts:
+    """What ANF learned about the code it wrote, for the :class:`~s2sad.program.Program`."""
+
+    shares: dict[str, set[str]]  # the alias analysis: names that may share memory with each name
+    writable: set[str]  # names written in place with every alias kept up to date
+    checkpoints: dict  # loop statement -> ``every`` (an atom, or None) for ``s2sad.checkpoint`` loops
+
+
+def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.FunctionDef, Names, Facts]:
     private: set[str] = set()
     while True:  # again, with the parameters whose data f writes into copied on entry
         names = Names(all_names(tree) | set(ns.used) | {"np", "math", "copy_input"})
@@ -1073,8 +1084,7 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
         if pass_.written_params <= private:
             break
         private |= pass_.written_params
-    names.shares = {n: set(pass_.aliases.shared(n)) for n in pass_.aliases.root}
-    names.writable = pass_.writable
+    facts = Facts({n: set(pass_.aliases.shared(n)) for n in pass_.aliases.root}, pass_.writable, pass_.checkpoints)
     out = restructure(pass_.out, loc)
     if not out or jumps(out) != "always":
         raise loc.error(tree, f"function '{tree.name}' must return a value on every path to be differentiated")
@@ -1091,4 +1101,4 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
         type_params=[],
     )
     gast.copy_location(new, tree)
-    return new, names
+    return new, names, facts

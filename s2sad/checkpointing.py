@@ -46,10 +46,10 @@ def apply(rev, primal: list, adjoint: list) -> tuple[list, set[str]]:
     primal and the names that need a ``None`` definition before the first checkpoint."""
     carried_all: set[str] = set()
     for i, loop in enumerate(list(primal)):
-        source = getattr(loop, "checkpoint_of", None)
-        if source is None or not hasattr(source, "checkpoint"):
+        source = rev.source_loop.get(loop)
+        if source is None or not rev.program[source].checkpointed:
             continue
-        back = next((a for a in adjoint if getattr(a, "checkpoint_of", None) is source), None)
+        back = next((a for a in adjoint if rev.source_loop.get(a) is source), None)
         if back is None:
             continue  # nothing to differentiate in the loop: it runs as it is
         _check(rev, source)
@@ -57,7 +57,7 @@ def apply(rev, primal: list, adjoint: list) -> tuple[list, set[str]]:
         carried_all |= set(carried)
         names = rev.names
         ckpts, r, seg = names.fresh("checkpoints", Role.STACK), names.fresh("r", Role.FLAG), names.fresh("s", Role.FLAG)
-        every = source.checkpoint
+        every = rev.program[source].every
         if every is None:
             k = names.fresh("k", Role.FLAG)
             size = gast.Call(func=name("len"), args=[name(r)], keywords=[])
@@ -67,7 +67,7 @@ def apply(rev, primal: list, adjoint: list) -> tuple[list, set[str]]:
         else:
             every_stmt = []
         state = gast.Tuple(elts=[name(v) for v in carried], ctx=gast.Load()) if len(carried) != 1 else name(carried[0])
-        stacks = set(rev.stacks.values()) | {info["count_stack"] for info in rev.loops.values() if info["count_stack"]}
+        stacks = set(rev.stacks.values()) | {info.count_stack for info in rev.loops.values() if info.count_stack}
         plain = copy_tree(loop)
         plain.iter = name(r)
         plain.body = _without_pushes(plain.body, stacks)
@@ -147,7 +147,7 @@ def _carried(rev, loop) -> list[str]:
 
 def _check(rev, loop):
     """Segments are replayed from saved states: refuse what a replay would repeat or miss."""
-    if rev.loops[id(loop)]["counter"] is not None:
+    if rev.loops[loop].counter is not None:
         raise rev.error(loop, "a checkpointed loop cannot break or return early; remove s2sad.checkpoint or the break")
     for s in walk_stmts(loop.body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):

@@ -77,7 +77,7 @@ def _merge(fn, binds, rank) -> dict[str, int]:
     params |= {a.id for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
     defined: set[str] = set()  # bound once, by a statement at the function's top level, so far
     parent: dict[str, str] = {}  # merged names: a forest, each tree one value
-    copies = set()  # ids of the copy statements
+    copies = set()  # the copy statements
     for stmt in fn.body:
         if _is_copy(stmt):
             a, b = stmt.targets[0].id, stmt.value.id
@@ -86,15 +86,15 @@ def _merge(fn, binds, rank) -> dict[str, int]:
                 keep, drop = (ra, rb) if rank(ra) < rank(rb) else (rb, ra)
                 if keep != drop:
                     parent[drop] = keep
-                copies.add(id(stmt))
+                copies.add(stmt)
         if isinstance(stmt, gast.Assign):
             t = stmt.targets[0]
             defined.update([t.id] if isinstance(t, gast.Name) else (n.id for n in walk(t) if isinstance(n, gast.Name)))
     counts = _rename_and_count(fn, parent)
     if parent:
-        kept = [s for s in fn.body if not (id(s) in copies and s.targets[0].id == s.value.id)]
+        kept = [s for s in fn.body if not (s in copies and s.targets[0].id == s.value.id)]
         for s in fn.body:
-            if id(s) in copies and s.targets[0].id == s.value.id:
+            if s in copies and s.targets[0].id == s.value.id:
                 counts[s.value.id] -= 1  # the copy goes, and its read with it
         fn.body[:] = kept
     return counts

@@ -427,12 +427,12 @@ def _drop_zeros(node):
     if isinstance(node, gast.Call):
         parts = list(node.args) + [k.value for k in node.keywords]
         with_tangents = [p for p in parts if _mentions(p, _is_tangent)]
-        dropped = {id(p): _drop_zeros(p) for p in parts}
-        if with_tangents and all(dropped[id(p)] is None for p in with_tangents):
+        dropped = {p: _drop_zeros(p) for p in parts}
+        if with_tangents and all(dropped[p] is None for p in with_tangents):
             return None
-        node.args = [dropped[id(a)] if dropped[id(a)] is not None else const(0.0) for a in node.args]
+        node.args = [dropped[a] if dropped[a] is not None else const(0.0) for a in node.args]
         for k in node.keywords:
-            k.value = dropped[id(k.value)] if dropped[id(k.value)] is not None else const(0.0)
+            k.value = dropped[k.value] if dropped[k.value] is not None else const(0.0)
         return node
     if isinstance(node, gast.Subscript):
         value = _drop_zeros(node.value)

@@ -114,12 +114,13 @@ class _Lowering:
     def __init__(self, names: Names):
         self.names = names
         self._returned = None
-        self.break_flag: dict[int, str] = {}  # id(loop) -> its break flag
-        self.skip_flag: dict[int, str] = {}  # id(loop) -> its continue flag
+        # tables keyed by the statements themselves (by identity)
+        self.break_flag: dict = {}  # loop -> its break flag
+        self.skip_flag: dict = {}  # loop -> its continue flag
         self.sites: list = []  # the deferred returns: (the `returned = k` statement, the Return)
-        self.site_of: dict[int, int] = {}  # id(`returned = k`) -> k
-        self.exits: dict[int, list] = {}  # id(`if returned: ...`) -> the sites it covers (function level)
-        self.made: list = []  # the statements keyed by id above, kept alive so no id is reused
+        self.site_of: dict = {}  # `returned = k` -> k
+        self.exits: dict = {}  # `if returned: ...` -> the sites it covers (function level)
+        self.certain: set = set()  # ... of which these follow a loop that ends only by returning
 
     # ---- names ---------------------------------------------------------------------------------
     @property
@@ -128,9 +129,9 @@ class _Lowering:
         return self._returned
 
     def flag_of(self, loop):
-        if id(loop) not in self.break_flag:
-            self.break_flag[id(loop)] = self.names.fresh("broke")
-        return self.break_flag[id(loop)]
+        if loop not in self.break_flag:
+            self.break_flag[loop] = self.names.fresh("broke")
+        return self.break_flag[loop]
 
     # ---- deferred returns ----------------------------------------------------------------------
     def site(self, node):
@@ -138,7 +139,7 @@ class _Lowering:
         that evaluates the returned expression, so the expression sees the values it would have."""
         stmt = _at(assign(self.returned, const(len(self.sites) + 1)), node)
         self.sites.append((stmt, node))
-        self.site_of[id(stmt)] = len(self.sites)
+        self.site_of[stmt] = len(self.sites)
         return stmt
 
     def exit(self, in_loop, stmts, where, certain=False):
@@ -149,17 +150,17 @@ class _Lowering:
             if certain:
                 return _at(gast.Break(), where)
             stmt = _if(name(self.returned), [_at(gast.Break(), where)], where)
-            self.exits[id(stmt)] = None
+            self.exits[stmt] = None
         else:
             # a placeholder that jumps, as the returns it becomes do
             stmt = _if(name(self.returned), [_at(gast.Return(value=name(self.returned)), where)], where)
-            self.exits[id(stmt)] = self.sites_in(stmts)
-            stmt.certain = certain
-        self.made.append(stmt)
+            self.exits[stmt] = self.sites_in(stmts)
+            if certain:
+                self.certain.add(stmt)
         return stmt
 
     def sites_in(self, stmts):
-        return [k for s in stmts for n in walk(s) if (k := self.site_of.get(id(n)))]
+        return [k for s in stmts for n in walk(s) if (k := self.site_of.get(n))]
 
     def finish(self, body):
         """``returned = True`` and ``if returned: return e`` for one deferred return; ``returned = k``
@@ -168,17 +169,17 @@ class _Lowering:
             return body
         single = len(self.sites) == 1
         for stmt, _ in self.sites:
-            stmt.value = const(True if single else self.site_of[id(stmt)])
+            stmt.value = const(True if single else self.site_of[stmt])
 
         def fill(stmts):
             out = []
             for s in stmts:
-                if self.exits.get(id(s)):
-                    for k in self.exits[id(s)]:
+                if self.exits.get(s):
+                    for k in self.exits[s]:
                         ret = self.sites[k - 1][1]
                         value = ret.value if ret.value is not None else const(None)
                         ret = _at(gast.Return(value=value), ret)
-                        if s.certain and k == self.exits[id(s)][-1]:  # the loop ended by returning
+                        if s in self.certain and k == self.exits[s][-1]:  # the loop ended by returning
                             out.append(ret)
                             break
                         test = name(self.returned)
@@ -194,7 +195,7 @@ class _Lowering:
         body = fill(body)
         flag = self.returned
         if not any(isinstance(n, gast.Name) and n.id == flag and isinstance(n.ctx, gast.Load) for n in walk_all(body)):
-            return _drop(body, {id(stmt) for stmt, _ in self.sites})  # `while True` loops left by returning
+            return _drop(body, {stmt for stmt, _ in self.sites})  # `while True` loops left by returning
         first = next(k for k, s in enumerate(body) if self.sites_in([s]))
         init = _at(assign(self.returned, const(False if single else 0)), body[first])
         return body[:first] + [init] + body[first:]
@@ -263,13 +264,13 @@ class _Lowering:
                 s.body, s.orelse = self.loop_bodies(s.body), self.loop_bodies(s.orelse)
             elif isinstance(s, _LOOPS):
                 s.body = self.loop_bodies(s.body)
-                had_flag = id(s) in self.break_flag
+                had_flag = s in self.break_flag
                 body = self.block(s.body, s)
-                if id(s) in self.skip_flag:  # continue's flag: reset at the top of each iteration
-                    body.insert(0, _at(assign(self.skip_flag[id(s)], const(False)), s.body[0]))
+                if s in self.skip_flag:  # continue's flag: reset at the top of each iteration
+                    body.insert(0, _at(assign(self.skip_flag[s], const(False)), s.body[0]))
                 s.body = body
-                if id(s) in self.break_flag and not had_flag:
-                    out.append(_at(assign(self.break_flag[id(s)], const(False)), s))
+                if s in self.break_flag and not had_flag:
+                    out.append(_at(assign(self.break_flag[s], const(False)), s))
             out.append(s)
         return out
 
@@ -289,7 +290,7 @@ class _Lowering:
                 continue
             flagged, flags = self.flagged([s], loop)
             out += flagged
-            skip = self.skip_flag.get(id(loop))
+            skip = self.skip_flag.get(loop)
             for flag in flags:
                 if loop is None:
                     out.append(self.exit(False, flagged, s))
@@ -309,21 +310,21 @@ class _Lowering:
         out, flags = [], []
         for k, s in enumerate(stmts):
             if isinstance(s, gast.Break):
-                if out and id(out[-1]) in self.site_of:  # a return inside the loop: returned is set
+                if out and out[-1] in self.site_of:  # a return inside the loop: returned is set
                     return out, [self.returned]
                 flag = self.flag_of(loop)
                 if not _sets(out[-1:], flag):
                     out.append(_at(assign(flag, const(True)), s))
                 return out, [flag]
             if isinstance(s, gast.Continue):
-                if id(loop) not in self.skip_flag:
-                    self.skip_flag[id(loop)] = self.names.fresh("skip")
-                flag = self.skip_flag[id(loop)]
+                if loop not in self.skip_flag:
+                    self.skip_flag[loop] = self.names.fresh("skip")
+                flag = self.skip_flag[loop]
                 return [*out, _at(assign(flag, const(True)), s)], [flag]
             if isinstance(s, gast.Return):
                 return [*out, self.site(s)], [self.returned]
             new = []
-            if id(s) in self.exits:  # `if returned: ...` after a loop: the flag is set already
+            if s in self.exits:  # `if returned: ...` after a loop: the flag is set already
                 new = [self.returned]
             elif isinstance(s, gast.If):
                 s.body, body_flags = self.flagged(s.body, loop)
@@ -348,13 +349,13 @@ def walk_all(stmts):
         yield from walk(s)
 
 
-def _drop(stmts, ids):
+def _drop(stmts, drop: set):
     out = []
     for s in stmts:
-        if id(s) in ids:
+        if s in drop:
             continue
         if isinstance(s, (gast.If, *_LOOPS)):
-            s.body, s.orelse = _drop(s.body, ids) or [gast.copy_location(gast.Pass(), s)], _drop(s.orelse, ids)
+            s.body, s.orelse = _drop(s.body, drop) or [gast.copy_location(gast.Pass(), s)], _drop(s.orelse, drop)
         out.append(s)
     return out
 

@@ -31,8 +31,6 @@ class Names:
         self._temp = 0
         self.roles: dict[str, Role] = dict.fromkeys(self.taken, Role.PRIMAL)
         self.owner: dict[str, str] = {}  # an adjoint, tangent or stack -> the name it belongs to
-        self.shares: dict[str, set[str]] = {}  # from anf's alias analysis: names that may share memory
-        self.writable: set[str] = set()  # names written in place with every alias kept up to date
 
     def take(self, name: str, role: Role = Role.PRIMAL, owner: str | None = None) -> str:
         self.taken.add(name)

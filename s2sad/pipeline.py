@@ -57,9 +57,9 @@ def prepare(fn) -> Prepared:
     if lowered is not parsed.tree:
         ns.locals |= assigned_names(lowered.body) - assigned_names(parsed.tree.body)  # the flags
         parsed.tree = lowered
-    tree, names = anf(parsed.tree, ns, parsed.loc)
+    tree, names, facts = anf(parsed.tree, ns, parsed.loc)
     primal_cse(tree)
-    return Prepared(parsed.fn, parsed, ns, tree, names, Program(tree, ns, parsed.loc, names))
+    return Prepared(parsed.fn, parsed, ns, tree, names, Program(tree, ns, parsed.loc, names, facts))
 
 
 def primal_cse(tree):

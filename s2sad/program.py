@@ -35,16 +35,22 @@ class Record:
     line: int | None
     col: int | None
     loops: tuple[gast.stmt, ...]  # the loops around it, outermost first
+    checkpointed: bool = False  # a ``for ... in s2sad.checkpoint(...)`` loop
+    every: object = None  # its ``every=`` (an atom; None: about the square root of its length)
 
 
 class Program:
-    def __init__(self, tree: gast.FunctionDef, ns, loc, names: Names):
+    def __init__(self, tree: gast.FunctionDef, ns, loc, names: Names, facts):
         self.tree, self.ns, self.loc, self.names = tree, ns, loc, names
+        self.shares: dict[str, set[str]] = facts.shares  # names that may share memory with each name
+        self.writable: set[str] = facts.writable  # written in place with every alias kept up to date
         self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
         for p in self.params:
             names.take(p, Role.PRIMAL)
         self.records: dict[gast.stmt, Record] = {}
         self._build(tree.body, ())
+        for loop, every in facts.checkpoints.items():
+            self.records[loop].checkpointed, self.records[loop].every = True, every
         self.output = tree.body[-1].value.id  # ANF ends with ``return <name>``
 
     def _build(self, body, loops):

@@ -15,15 +15,17 @@ functions it calls.  Conventions of the generated code:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import gast
 
-from . import checkpointing, runtime
+from . import checkpointing
 from . import primitives as P
 from .aliases import makes_view
-from .containers import may_be_containers
 from .ir import changed, copy_tree, reads, targets, walk, walk_stmts
 from .naming import Role, assign, const, name
 from .optimize import fold
+from .reverse_plan import has_break, is_pop, plan_reverse
 from .rules.registry import ELEMENTWISE, public_name
 from .template import as_nodes, operands, substitute, template_locals, to_node
 
@@ -47,25 +49,13 @@ def _method(obj: str, meth: str, *args):
     return gast.Call(func=gast.Attribute(value=name(obj), attr=meth, ctx=gast.Load()), args=list(args), keywords=[])
 
 
-def _is_pop(value) -> bool:
-    """``lst.pop()`` (a list used as a stack, as in s2sad's own generated code)."""
-    return (
-        isinstance(value, gast.Call)
-        and isinstance(value.func, gast.Attribute)
-        and value.func.attr == "pop"
-        and isinstance(value.func.value, gast.Name)
-        and not value.args
-        and not value.keywords
-    )
+@dataclass
+class LoopCount:
+    """How the adjoint sweep knows how often a loop ran: a ``for`` loop over a sequence without
+    ``break`` needs nothing; others count (``counter``), and a nested one pushes each count."""
 
-
-def _has_break(body) -> bool:
-    for stmt in body:
-        if isinstance(stmt, gast.Break):
-            return True
-        if isinstance(stmt, gast.If) and (_has_break(stmt.body) or _has_break(stmt.orelse)):
-            return True
-    return False
+    counter: str | None
+    count_stack: str | None
 
 
 class Reverse:
@@ -74,36 +64,20 @@ class Reverse:
         tree, ns = program.tree, program.ns
         self.tree, self.wrt, self.ns, self.loc, self.names = tree, wrt, ns, program.loc, program.names
         self.shapes, self.active, self.request_vjp = shapes, active, request_vjp
-        self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
-        self.primal_vars = {t for s in walk_stmts(tree.body) for t in targets(s)} | set(self.params)
-        self.sequences = {
-            s.targets[0].id
-            for s in walk_stmts(tree.body)
-            if isinstance(s, gast.Assign)
-            and isinstance(s.targets[0], gast.Name)
-            and isinstance(s.value, (gast.Tuple, gast.List))
-        } | {  # lists of adjoints made by add_seq (generated code differentiated again)
-            s.targets[0].id
-            for s in walk_stmts(tree.body)
-            if isinstance(s, gast.Assign)
-            and isinstance(s.targets[0], gast.Name)
-            and isinstance(s.value, gast.Call)
-            and getattr(s.value.func, "id", None) == "add_seq"
-        }
-        self.trees = may_be_containers(program)
-        self.sites = _overwrite_sites(tree.body, self.params)
-        self.remat, self.remat_before = _rematerializable(tree.body, self.sites, shapes)
+        plan = plan_reverse(program, shapes)
+        self.plan = plan
+        self.params, self.primal_vars = plan.params, plan.primal_vars
+        self.sequences, self.trees = plan.sequences, plan.trees
+        self.sites, self.remat, self.remat_before = plan.sites, plan.remat, plan.remat_before
+        self.fresh_arrays, self.stack_lists, self.range_vars = plan.fresh_arrays, plan.stack_lists, plan.range_vars
         self.remat_copies: list = []  # (recomputation, variable): dropped if the adjoint never reads it
-        self.fresh_arrays = _fresh_arrays(tree.body, ns)
-        self.stack_lists = {
-            s.value.func.value.id for s in walk_stmts(tree.body) if isinstance(s, gast.Assign) and _is_pop(s.value)
-        }
         self._adj: dict[str, str] = {}
         self.live: set[str] = set()
         self.owned: set[str] = set()
         self.stacks: dict[str, str] = {}
         self.pops: list = []  # (pop statement, variable): dropped later if the variable is not needed
-        self.loops: dict[int, dict] = {}
+        self.loops: dict[gast.stmt, LoopCount] = {}  # each loop of the user's code -> how it is counted
+        self.source_loop: dict = {}  # each loop written (primal and adjoint) -> the user's loop it runs
         self.depth = 0
         self.keep_live: set[str] = set()  # adjoints live throughout the enclosing loops' iterations
         self.copied: set[str] = set()  # adjoints copied to be written in place
@@ -215,7 +189,7 @@ class Reverse:
     def adjoint_block(self, stmts) -> list:
         out = []
         for stmt in reversed(stmts):
-            code = [copy_tree(d) for d in self.remat_before.get(id(stmt), ())]
+            code = [copy_tree(d) for d in self.remat_before.get(stmt, ())]
             self.remat_copies += [(c, c.targets[0].id) for c in code]
             code += self.adjoint_stmt(stmt)
             self.forget_shared(code)
@@ -237,7 +211,7 @@ class Reverse:
         if isinstance(stmt, gast.Expr):
             return self.adjoint_expr(stmt)
         restores = []
-        for var in targets(stmt) if id(stmt) in self.sites and id(stmt) not in self.remat else ():
+        for var in targets(stmt) if stmt in self.sites and stmt not in self.remat else ():
             if isinstance(stmt.targets[0], gast.Subscript):
                 target = stmt.targets[0]
                 restore = gast.Assign(
@@ -294,7 +268,7 @@ class Reverse:
 
     def adjoint_assign(self, stmt) -> list:
         outs = targets(stmt)
-        if _is_pop(stmt.value) and stmt.value.func.value.id in self.active:
+        if is_pop(stmt.value) and stmt.value.func.value.id in self.active:
             return self.adjoint_pop(stmt)  # even when the popped value is not used: the stacks stay aligned
         if not any(o in self.active for o in outs):
             return []
@@ -378,7 +352,7 @@ class Reverse:
         """``a[i] = v``: ``v`` receives the adjoint of the slice it wrote, which then restarts at zero
         (the old values there no longer reach the output)."""
         array, index, value = op.args
-        if array.id not in self.fresh_arrays and array.id not in self.names.writable:
+        if array.id not in self.fresh_arrays and array.id not in self.program.writable:
             raise self.error(
                 stmt,
                 f"in-place write into '{array.id}', which may share memory with an input or another "
@@ -586,20 +560,20 @@ class Reverse:
         return init + [make_loop(code)]
 
     def adjoint_for(self, stmt):
-        info = self.loops[id(stmt)]
+        info = self.loops[stmt]
         it = stmt.iter
-        if info["counter"] is not None:  # a loop with break ran its first n_iter iterations
+        if info.counter is not None:  # a loop with break ran its first n_iter iterations
             it = gast.Subscript(value=it, slice=gast.Slice(None, self.count(info), None), ctx=gast.Load())
 
         def make_loop(code):
             loop = gast.For(target=stmt.target, iter=_call("reversed", it), body=code, orelse=[], type_comment=None)
-            loop.checkpoint_of = stmt
+            self.source_loop[loop] = stmt
             return loop
 
         return self.adjoint_loop(stmt, make_loop)
 
     def adjoint_while(self, stmt):
-        info = self.loops[id(stmt)]
+        info = self.loops[stmt]
         return self.adjoint_loop(
             stmt,
             lambda code: gast.For(
@@ -612,20 +586,18 @@ class Reverse:
         )
 
     def count(self, info):
-        if info["count_stack"]:
-            return _method(info["count_stack"], "pop")
-        return name(info["counter"])
+        if info.count_stack:
+            return _method(info.count_stack, "pop")
+        return name(info.counter)
 
     # ---- primal sweep ----------------------------------------------------------------------
     def plan_loops(self, stmts, depth=0):
         for stmt in stmts:
             if isinstance(stmt, (gast.For, gast.While)):
-                needs_counter = isinstance(stmt, gast.While) or _has_break(stmt.body)
-                counter = self.names.fresh("n_iter") if needs_counter else None
-                self.loops[id(stmt)] = {
-                    "counter": counter,
-                    "count_stack": self.names.fresh(counter + "_stack") if counter and depth else None,
-                }
+                needs_counter = isinstance(stmt, gast.While) or has_break(stmt.body)
+                counter = self.names.fresh("n_iter", Role.FLAG) if needs_counter else None
+                stack = self.names.fresh(counter + "_stack", Role.STACK) if counter and depth else None
+                self.loops[stmt] = LoopCount(counter, stack)
                 self.plan_loops(stmt.body, depth + 1)
             elif isinstance(stmt, gast.If):
                 self.plan_loops(stmt.body, depth)
@@ -643,23 +615,23 @@ class Reverse:
                     )
                 )
             elif isinstance(stmt, (gast.For, gast.While)):
-                info = self.loops[id(stmt)]
+                info = self.loops[stmt]
                 body = self.primal_block(stmt.body, needed, depth + 1)
-                if info["counter"]:
-                    out.append(assign(info["counter"], const(0)))
+                if info.counter:
+                    out.append(assign(info.counter, const(0)))
                     body.insert(
-                        0, gast.AugAssign(target=name(info["counter"], gast.Store()), op=gast.Add(), value=const(1))
+                        0, gast.AugAssign(target=name(info.counter, gast.Store()), op=gast.Add(), value=const(1))
                     )
                 loop = gast.copy_location(type(stmt)(**{f: getattr(stmt, f) for f in stmt._fields}), stmt)
                 loop.body = body
-                loop.checkpoint_of = stmt
+                self.source_loop[loop] = stmt
                 out.append(loop)
-                if info["count_stack"]:
-                    out.append(gast.Expr(value=_method(info["count_stack"], "append", name(info["counter"]))))
+                if info.count_stack:
+                    out.append(gast.Expr(value=_method(info.count_stack, "append", name(info.counter))))
             else:
                 if isinstance(stmt, gast.Assign):
                     for var in targets(stmt):
-                        if var in needed and id(stmt) in self.sites and id(stmt) not in self.remat:
+                        if var in needed and stmt in self.sites and stmt not in self.remat:
                             # the tape keeps the object itself: views of it taken before stay
                             # views of what the adjoint sweep restores (a copy would break that)
                             saved = name(var)
@@ -671,197 +643,6 @@ class Reverse:
                             out.append(gast.Expr(value=_method(self.stack(var), "append", saved)))
                 out.append(stmt)
         return out
-
-
-def _overwrite_sites(body, params) -> set[int]:
-    """Statements (by id) whose assignment may destroy a value the adjoint needs: they assign a name
-    that may already hold one (assigned earlier, or by the previous iteration of a loop), or write
-    into it in place (``a[i] = v``, ``lst.append(v)``).  A loop-invariant value (the same at every
-    iteration, e.g. ``t = np.tanh(W)`` inside the loop) destroys nothing."""
-    defined = set(params)
-    sites = set()
-    counts: dict[str, int] = {}
-    for s in walk_stmts(body):
-        for v in targets(s) if isinstance(s, gast.Assign) else ():
-            counts[v] = counts.get(v, 0) + 1
-
-    def visit(stmts, loop_names, invariant):
-        for s in stmts:
-            if isinstance(s, (gast.For, gast.While)):
-                # what the loop assigns, and the lists it appends to (hs[-1] differs at each iteration)
-                inner = {v for x in walk_stmts([s]) for v in targets(x)} | _appended(s.body)
-                if not loop_names:  # outermost loop: what stays the same across all its iterations
-                    invariant = _invariants(s, inner, counts)
-                visit(s.body, loop_names | inner, invariant)
-            elif isinstance(s, gast.If):
-                # the branches exclude each other: neither overwrites what the other assigns
-                entry = set(defined)
-                visit(s.body, loop_names, invariant)
-                after_body = set(defined)
-                defined.clear()
-                defined.update(entry)
-                visit(s.orelse, loop_names, invariant)
-                defined.update(after_body)
-            elif isinstance(s, gast.Assign):
-                vs = targets(s)
-                if isinstance(s.targets[0], gast.Subscript) or any(
-                    v in defined or v in loop_names and v not in invariant for v in vs
-                ):
-                    sites.add(id(s))
-                defined.update(vs)
-            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
-                sites.add(id(s))
-
-    visit(body, set(), set())
-    return sites
-
-
-def _appended(body) -> set[str]:
-    """Lists that ``lst.append(v)`` statements in ``body`` grow."""
-    return {
-        x.value.func.value.id
-        for x in walk_stmts(body)
-        if isinstance(x, gast.Expr)
-        and isinstance(x.value, gast.Call)
-        and isinstance(x.value.func, gast.Attribute)
-        and x.value.func.attr == "append"
-        and isinstance(x.value.func.value, gast.Name)
-    }
-
-
-def _invariants(loop, assigned, counts) -> set[str]:
-    """Names a loop assigns once, from values that do not change while it runs."""
-    candidates = {}
-    # a list filled by the loop (r = [] then r.append(v)) is a new list at every iteration
-    filled = {
-        n.func.value.id
-        for n in walk(loop)
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
-    }
-    for s in walk_stmts(loop.body):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-            v = s.targets[0].id
-            if (
-                counts.get(v) == 1
-                and v not in filled
-                and not any(
-                    isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append")
-                    for n in walk(s.value)
-                )
-            ):
-                candidates[v] = reads(s.value)
-    invariant = set()
-    changed = True
-    while changed:
-        changed = False
-        for v, deps in candidates.items():
-            if v not in invariant and all(d not in assigned or d in invariant for d in deps):
-                invariant.add(v)
-                changed = True
-    return invariant
-
-
-def _rematerializable(body, sites, shapes):
-    """Cheap scalar values a loop overwrites (``t = 0.5 * z``) are recomputed in the adjoint instead
-    of pushed: the copy of the statement goes right before the adjoint of its last use, where every
-    operand holds the value it had at the definition (nothing assigns them in between).
-    Gives (ids of such definitions, {id of last use: [definitions to recompute before it]})."""
-    counts: dict[str, int] = {}
-    for s in walk_stmts(body):
-        for v in targets(s) if isinstance(s, gast.Assign) else ():
-            counts[v] = counts.get(v, 0) + 1
-    remat, before = set(), {}
-    recomputed: set[str] = set()
-
-    def visit(block):
-        for a, s in enumerate(block):
-            for field in ("body", "orelse"):
-                if isinstance(getattr(s, field, None), list):
-                    visit(getattr(s, field))
-            if id(s) not in sites or not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):
-                continue
-            t = s.targets[0].id
-            value = s.value
-            scalar_op = (
-                isinstance(value, gast.BinOp)
-                and all(isinstance(o, (gast.Name, gast.Constant)) for o in (value.left, value.right))
-                and shapes.is_scalar(gast.Name(id=t, ctx=gast.Load(), annotation=None, type_comment=None))
-            )
-            view = (
-                isinstance(value, gast.Subscript)
-                and isinstance(value.value, gast.Name)
-                and isinstance(value.slice, (gast.Name, gast.Constant, gast.Slice, gast.Tuple))
-            )
-            if not (scalar_op or view) or counts.get(t) != 1:
-                continue
-            uses = [b for b in range(len(block)) if t in reads(block[b])]
-            if not uses or min(uses) <= a or any(t in reads(x) for x in _outside(body, block)):
-                continue
-            operands = set(reads(value))
-            between = {v for x in block[a + 1 : max(uses) + 1] for y in walk_stmts([x]) for v in targets(y)}
-            if operands & between or t in operands or operands & recomputed:
-                continue  # an operand must hold its value where the copy goes, not be recomputed later
-            remat.add(id(s))
-            recomputed.add(t)
-            before.setdefault(id(block[max(uses)]), []).append(s)
-
-    visit(body)
-    return remat, before
-
-
-def _outside(body, block):
-    """What every statement of the function except those of ``block`` (and their nested ones) reads
-    itself: a compound statement contributes its test or iterable only."""
-    inside = {id(y) for x in block for y in walk_stmts([x])}
-    for x in walk_stmts(body):
-        if id(x) in inside:
-            continue
-        if isinstance(x, (gast.If, gast.While)):
-            yield x.test
-        elif isinstance(x, gast.For):
-            yield x.iter
-        else:
-            yield x
-
-
-_FRESH = {
-    "zeros",
-    "ones",
-    "empty",
-    "full",
-    "zeros_like",
-    "ones_like",
-    "empty_like",
-    "full_like",
-    "copy",
-    "array",
-    "eye",
-    "identity",
-    "arange",
-    "linspace",
-    "tile",
-    "repeat",
-    "concatenate",
-    "stack",
-}
-
-
-_FRESH_HELPERS = (list, runtime.zeros_like, runtime.own, runtime.add_at)  # add_at returns its owned argument
-
-
-def _fresh_arrays(body, ns) -> set[str]:
-    """Arrays created inside the function by a NumPy constructor or copy: safe to write in place."""
-    import numpy as np
-
-    fresh = set()
-    for s in walk_stmts(body):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call):
-            obj = ns.lookup(s.value.func)
-            if any(obj is getattr(np, f, None) for f in _FRESH) or obj in _FRESH_HELPERS:
-                fresh.add(s.targets[0].id)
-            elif isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "copy":
-                fresh.add(s.targets[0].id)
-    return fresh
 
 
 def _shareable_reads(node) -> list[str]:
@@ -921,7 +702,6 @@ def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=Non
     when the function has keyword-only parameters)."""
     rev = Reverse(program, wrt, shapes, active, request_vjp)
     tree, ns, names = program.tree, program.ns, program.names
-    rev.range_vars = {s.target.id for s in walk_stmts(tree.body) if isinstance(s, gast.For)}
     ret = tree.body[-1]
     out = ret.value.id
     if seed:
@@ -940,25 +720,25 @@ def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=Non
     # recomputations nothing reads go first; then what the adjoint reads decides what loops must save
     while True:
         read = set(reads(gast.Module(body=adjoint, type_ignores=[])))
-        unread = {id(c) for c, var in rev.remat_copies if var not in read}
+        unread = {c for c, var in rev.remat_copies if var not in read}
         if not unread:
             break
         adjoint = _drop(adjoint, unread)
-        rev.remat_copies = [(c, v) for c, v in rev.remat_copies if id(c) not in unread]
+        rev.remat_copies = [(c, v) for c, v in rev.remat_copies if c not in unread]
     adjoint_module = gast.Module(body=adjoint, type_ignores=[])
     needed = {n for n in reads(adjoint_module) if n in rev.primal_vars}
     # a write into one name changes every name sharing its memory: saving one saves them all
-    needed |= {n for n in rev.primal_vars if names.shares.get(n, set()) & needed}
-    keep = {id(p) for p, var in rev.pops if var in needed}
-    adjoint = _drop(adjoint, {id(p) for p, _ in rev.pops} - keep)
+    needed |= {n for n in rev.primal_vars if program.shares.get(n, set()) & needed}
+    keep = {p for p, var in rev.pops if var in needed}
+    adjoint = _drop(adjoint, {p for p, _ in rev.pops} - keep)
     primal = rev.primal_block(tree.body[:-1], needed)
     if mode == "vjp_kw":  # a callee's VJP: its caller ran the primal, prints and logs included
-        primal = _drop(primal, {id(s) for s in walk_stmts(primal) if _is_output_call(s, ns)})
+        primal = _drop(primal, {s for s in walk_stmts(primal) if _is_output_call(s, ns)})
     primal, carried = checkpointing.apply(rev, primal, adjoint)
     stacks = [assign(rev.stacks[v], gast.List(elts=[], ctx=gast.Load())) for v in sorted(rev.stacks) if v in needed]
     for info in rev.loops.values():
-        if info["count_stack"]:
-            stacks.append(assign(info["count_stack"], gast.List(elts=[], ctx=gast.Load())))
+        if info.count_stack:
+            stacks.append(assign(info.count_stack, gast.List(elts=[], ctx=gast.Load())))
     predefine = _predefinitions(tree, {v for v in rev.stacks if v in needed} | carried)
     if mode == "grad" and out not in shapes.proved_scalar:
         primal.append(gast.Expr(value=_call("expect_scalar", name(out), const(tree.name))))
@@ -1001,14 +781,15 @@ def _root(node):
     return node.id if isinstance(node, gast.Name) else None
 
 
-def _drop(stmts, drop_ids):
+def _drop(stmts, drop: set):
+    """``stmts`` without the statements in ``drop`` (at any depth), and without loops left empty."""
     out = []
     for s in stmts:
-        if id(s) in drop_ids:
+        if s in drop:
             continue
         for field in ("body", "orelse"):
             if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.Module):
-                setattr(s, field, _drop(getattr(s, field), drop_ids))
+                setattr(s, field, _drop(getattr(s, field), drop))
         if isinstance(s, (gast.For, gast.While)) and not s.body:
             continue
         if isinstance(s, gast.If) and not s.body and not s.orelse:

@@ -19,15 +19,15 @@ from s2sad.shapes import infer_shapes
 def front(fn):
     parsed = parse_function(fn)
     ns = resolve(parsed)
-    tree, names = anf(parsed.tree, ns, parsed.loc)
+    tree, names, facts = anf(parsed.tree, ns, parsed.loc)
     return parsed, ns, tree
 
 
 def program_of(fn):
     parsed = parse_function(fn)
     ns = resolve(parsed)
-    tree, names = anf(parsed.tree, ns, parsed.loc)
-    return Program(tree, ns, parsed.loc, names)
+    tree, names, facts = anf(parsed.tree, ns, parsed.loc)
+    return Program(tree, ns, parsed.loc, names, facts)
 
 
 def text(tree):

@@ -1,0 +1,274 @@
+"""reverse_plan: what reverse mode decides before it writes any code.
+
+Takes the :class:`~s2sad.program.Program` and the symbolic shapes of one derivative request; gives a
+:class:`Plan`: which statements overwrite a value the adjoint may need (their old value is pushed on a
+stack), which cheap values are recomputed in the adjoint sweep instead, which names hold lists or
+containers (their adjoints are accumulated item by item), which arrays the function created itself
+(safe to write into), which lists are used as stacks, and the loop variables of ``for`` loops.
+``reverse`` then only emits code from the plan.  Statements are keys by identity: the plan describes
+the program's own statements, never copies of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gast
+
+from . import runtime
+from .containers import may_be_containers
+from .ir import reads, targets, walk, walk_stmts
+
+
+@dataclass
+class Plan:
+    params: list[str]
+    primal_vars: set[str]  # every name the program binds, and its parameters
+    sequences: set[str]  # names holding tuples or lists (of adjoints, in generated code): items add up
+    trees: set[str]  # names that may hold containers (dicts, lists, dataclasses): adjoints add part by part
+    sites: set  # statements that may overwrite a value the adjoint needs
+    remat: set  # ... of which these are recomputed in the adjoint sweep instead of saved
+    remat_before: dict  # statement -> the recomputations to emit before its adjoint
+    fresh_arrays: set[str]  # arrays the function created itself: safe to write into in place
+    stack_lists: set[str]  # lists used as stacks (``x = lst.pop()``): their adjoints are stacks too
+    range_vars: set[str]  # loop variables of ``for`` loops (integers): basic indices
+
+
+def plan_reverse(program, shapes) -> Plan:
+    tree, ns = program.tree, program.ns
+    params = list(program.params)
+    simple = [r.stmt for r in program.simple()]
+    assigned = [s for s in simple if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    sequences = {s.targets[0].id for s in assigned if isinstance(s.value, (gast.Tuple, gast.List))}
+    # lists of adjoints made by add_seq (generated code differentiated again)
+    sequences |= {
+        s.targets[0].id
+        for s in assigned
+        if isinstance(s.value, gast.Call) and getattr(s.value.func, "id", None) == "add_seq"
+    }
+    sites = _overwrite_sites(tree.body, params)
+    remat, remat_before = _rematerializable(tree.body, sites, shapes)
+    return Plan(
+        params=params,
+        primal_vars={t for r in program.records.values() for t in r.targets} | set(params),
+        sequences=sequences,
+        trees=may_be_containers(program),
+        sites=sites,
+        remat=remat,
+        remat_before=remat_before,
+        fresh_arrays=_fresh_arrays(tree.body, ns),
+        stack_lists={s.value.func.value.id for s in assigned if is_pop(s.value)},
+        range_vars={r.stmt.target.id for r in program.records.values() if r.kind == "for"},
+    )
+
+
+def is_pop(value) -> bool:
+    """``lst.pop()`` (a list used as a stack, as in s2sad's own generated code)."""
+    return (
+        isinstance(value, gast.Call)
+        and isinstance(value.func, gast.Attribute)
+        and value.func.attr == "pop"
+        and isinstance(value.func.value, gast.Name)
+        and not value.args
+        and not value.keywords
+    )
+
+
+def has_break(body) -> bool:
+    for stmt in body:
+        if isinstance(stmt, gast.Break):
+            return True
+        if isinstance(stmt, gast.If) and (has_break(stmt.body) or has_break(stmt.orelse)):
+            return True
+    return False
+
+
+def _overwrite_sites(body, params) -> set:
+    """Statements whose assignment may destroy a value the adjoint needs: they assign a name
+    that may already hold one (assigned earlier, or by the previous iteration of a loop), or write
+    into it in place (``a[i] = v``, ``lst.append(v)``).  A loop-invariant value (the same at every
+    iteration, e.g. ``t = np.tanh(W)`` inside the loop) destroys nothing."""
+    defined = set(params)
+    sites = set()
+    counts: dict[str, int] = {}
+    for s in walk_stmts(body):
+        for v in targets(s) if isinstance(s, gast.Assign) else ():
+            counts[v] = counts.get(v, 0) + 1
+
+    def visit(stmts, loop_names, invariant):
+        for s in stmts:
+            if isinstance(s, (gast.For, gast.While)):
+                # what the loop assigns, and the lists it appends to (hs[-1] differs at each iteration)
+                inner = {v for x in walk_stmts([s]) for v in targets(x)} | _appended(s.body)
+                if not loop_names:  # outermost loop: what stays the same across all its iterations
+                    invariant = _invariants(s, inner, counts)
+                visit(s.body, loop_names | inner, invariant)
+            elif isinstance(s, gast.If):
+                # the branches exclude each other: neither overwrites what the other assigns
+                entry = set(defined)
+                visit(s.body, loop_names, invariant)
+                after_body = set(defined)
+                defined.clear()
+                defined.update(entry)
+                visit(s.orelse, loop_names, invariant)
+                defined.update(after_body)
+            elif isinstance(s, gast.Assign):
+                vs = targets(s)
+                if isinstance(s.targets[0], gast.Subscript) or any(
+                    v in defined or v in loop_names and v not in invariant for v in vs
+                ):
+                    sites.add(s)
+                defined.update(vs)
+            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+                sites.add(s)
+
+    visit(body, set(), set())
+    return sites
+
+
+def _appended(body) -> set[str]:
+    """Lists that ``lst.append(v)`` statements in ``body`` grow."""
+    return {
+        x.value.func.value.id
+        for x in walk_stmts(body)
+        if isinstance(x, gast.Expr)
+        and isinstance(x.value, gast.Call)
+        and isinstance(x.value.func, gast.Attribute)
+        and x.value.func.attr == "append"
+        and isinstance(x.value.func.value, gast.Name)
+    }
+
+
+def _invariants(loop, assigned, counts) -> set[str]:
+    """Names a loop assigns once, from values that do not change while it runs."""
+    candidates = {}
+    # a list filled by the loop (r = [] then r.append(v)) is a new list at every iteration
+    filled = {
+        n.func.value.id
+        for n in walk(loop)
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
+    }
+    for s in walk_stmts(loop.body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            v = s.targets[0].id
+            if (
+                counts.get(v) == 1
+                and v not in filled
+                and not any(
+                    isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append")
+                    for n in walk(s.value)
+                )
+            ):
+                candidates[v] = reads(s.value)
+    invariant = set()
+    changed = True
+    while changed:
+        changed = False
+        for v, deps in candidates.items():
+            if v not in invariant and all(d not in assigned or d in invariant for d in deps):
+                invariant.add(v)
+                changed = True
+    return invariant
+
+
+def _rematerializable(body, sites, shapes):
+    """Cheap scalar values a loop overwrites (``t = 0.5 * z``) are recomputed in the adjoint instead
+    of pushed: the copy of the statement goes right before the adjoint of its last use, where every
+    operand holds the value it had at the definition (nothing assigns them in between).
+    Gives (such definitions, {last use: [definitions to recompute before it]})."""
+    counts: dict[str, int] = {}
+    for s in walk_stmts(body):
+        for v in targets(s) if isinstance(s, gast.Assign) else ():
+            counts[v] = counts.get(v, 0) + 1
+    remat, before = set(), {}
+    recomputed: set[str] = set()
+
+    def visit(block):
+        for a, s in enumerate(block):
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    visit(getattr(s, field))
+            if s not in sites or not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):
+                continue
+            t = s.targets[0].id
+            value = s.value
+            scalar_op = (
+                isinstance(value, gast.BinOp)
+                and all(isinstance(o, (gast.Name, gast.Constant)) for o in (value.left, value.right))
+                and shapes.is_scalar(gast.Name(id=t, ctx=gast.Load(), annotation=None, type_comment=None))
+            )
+            view = (
+                isinstance(value, gast.Subscript)
+                and isinstance(value.value, gast.Name)
+                and isinstance(value.slice, (gast.Name, gast.Constant, gast.Slice, gast.Tuple))
+            )
+            if not (scalar_op or view) or counts.get(t) != 1:
+                continue
+            uses = [b for b in range(len(block)) if t in reads(block[b])]
+            if not uses or min(uses) <= a or any(t in reads(x) for x in _outside(body, block)):
+                continue
+            operands = set(reads(value))
+            between = {v for x in block[a + 1 : max(uses) + 1] for y in walk_stmts([x]) for v in targets(y)}
+            if operands & between or t in operands or operands & recomputed:
+                continue  # an operand must hold its value where the copy goes, not be recomputed later
+            remat.add(s)
+            recomputed.add(t)
+            before.setdefault(block[max(uses)], []).append(s)
+
+    visit(body)
+    return remat, before
+
+
+def _outside(body, block):
+    """What every statement of the function except those of ``block`` (and their nested ones) reads
+    itself: a compound statement contributes its test or iterable only."""
+    inside = {y for x in block for y in walk_stmts([x])}
+    for x in walk_stmts(body):
+        if x in inside:
+            continue
+        if isinstance(x, (gast.If, gast.While)):
+            yield x.test
+        elif isinstance(x, gast.For):
+            yield x.iter
+        else:
+            yield x
+
+
+_FRESH = {
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "copy",
+    "array",
+    "eye",
+    "identity",
+    "arange",
+    "linspace",
+    "tile",
+    "repeat",
+    "concatenate",
+    "stack",
+}
+
+
+_FRESH_HELPERS = (list, runtime.zeros_like, runtime.own, runtime.add_at)  # add_at returns its owned argument
+
+
+def _fresh_arrays(body, ns) -> set[str]:
+    """Arrays created inside the function by a NumPy constructor or copy: safe to write in place."""
+    import numpy as np
+
+    fresh = set()
+    for s in walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call):
+            obj = ns.lookup(s.value.func)
+            if any(obj is getattr(np, f, None) for f in _FRESH) or obj in _FRESH_HELPERS:
+                fresh.add(s.targets[0].id)
+            elif isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "copy":
+                fresh.add(s.targets[0].id)
+    return fresh
