@@ -1,6 +1,6 @@
 """forward: forward mode.  ANF function -> tangent function (a tangent statement after each primal one).
 
-Takes ANF code, the ``wrt`` parameter names, the active set and symbolic shapes; gives a
+Takes the :class:`~s2sad.program.Program`, the ``wrt`` parameter names, the active set and symbolic shapes; gives a
 ``FunctionDef`` ``jvp_f(x, ..., dx)`` returning ``(f(x, ...), directional derivative)`` and asks
 ``request_jvp`` for the tangent functions of the user functions it calls.  Conventions of the
 generated code:

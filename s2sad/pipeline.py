@@ -1,4 +1,5 @@
-"""The pipeline: parse -> resolve -> anf -> activity/shapes -> reverse | forward -> optimize -> codegen.
+"""The pipeline: parse -> resolve -> desugar -> lower_control -> anf -> Program -> activity/shapes ->
+reverse | forward -> optimize -> codegen.
 
 ``derive(fn, wrt, mode)`` gives a :class:`Generated` module: its functions (the requested
 derivative first, then those of the user functions it calls), for each the user function it comes

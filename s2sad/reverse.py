@@ -1,6 +1,7 @@
 """reverse: reverse mode.  ANF function -> derivative function (primal sweep, then adjoint sweep).
 
-Takes ANF code, the ``wrt`` parameter names, the active set and symbolic shapes; gives a
+Takes the :class:`~s2sad.program.Program`, the ``wrt`` parameter names, the active set and symbolic
+shapes (and makes its :class:`~s2sad.reverse_plan.Plan` from them); gives a
 ``FunctionDef`` ``df_dx(x, ..., bout=1.0)`` and asks ``request_vjp`` for the adjoints of the user
 functions it calls.  Conventions of the generated code:
 
