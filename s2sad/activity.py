@@ -8,12 +8,10 @@ Inactive statements are kept as they are in the primal and get no derivative cod
 from __future__ import annotations
 
 import gast
-import numpy as np
 
-from .ir import reads
-from .primitives import DATA_ATTRS, NONDIFF
-
-_SIZE_FUNCTIONS = (len, np.shape, np.ndim, np.size)
+from .aliases import shape_reads
+from .ir import reads, walk
+from .primitives import NONDIFF
 
 
 def _flows(program):
@@ -36,22 +34,11 @@ def _flows(program):
 
 
 def _shape_only_reads(stmt, ns) -> set[str]:
-    """Names the statement reads only through ``len(x)``, ``x.shape`` and the like: integers, which
-    carry no derivative (``n = min(len(xs), len(ys))``)."""
-    shape_of, other = set(), set()
-
-    def visit(node, inside):
-        if isinstance(node, gast.Attribute) and node.attr in DATA_ATTRS:
-            inside = True
-        if isinstance(node, gast.Call) and ns.lookup(node.func) in _SIZE_FUNCTIONS:
-            inside = True
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-            (shape_of if inside else other).add(node.id)
-        for child in gast.iter_child_nodes(node):
-            visit(child, inside)
-
-    visit(stmt.value, False)
-    return shape_of - other
+    """Names the statement reads only through ``len(x)``, ``x.shape``, ``zeros_like(x)`` and the like
+    (the alias analysis's notion too): their values carry no derivative (``n = min(len(xs), len(ys))``)."""
+    nodes = shape_reads(stmt.value, ns.lookup)
+    loads = [n for n in walk(stmt.value) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    return {n.id for n in nodes} - {n.id for n in loads if n not in nodes}
 
 
 def activity(program, wrt: list[str]) -> set[str]:

@@ -505,7 +505,7 @@ def _fresh_value(value, resolve) -> bool:
     return isinstance(value, gast.Call) and not may_share(resolve(value.func))
 
 
-def _shape_reads(node, resolve) -> set:
+def shape_reads(node, resolve) -> set:
     """The Name nodes under ``node`` read only for their shape or dtype (``x.shape``,
     ``len(x)``, ``zeros_like(x)``, ``unbroadcast(g, x)``): an in-place write does not change those."""
     out = set()
@@ -541,7 +541,7 @@ def liveness(tree, resolve=lambda f: None) -> dict:
             nodes = [s]
         out = set()
         for node in nodes:
-            shape_only = _shape_reads(node, resolve)
+            shape_only = shape_reads(node, resolve)
             for n in walk(node):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n not in shape_only:
                     out.add(n.id)
