@@ -112,6 +112,7 @@ class Aliases:
         self.contains: dict[int, set[int]] = {}  # list or tuple memory -> memories of its elements
         self.index_arrays: set[str] = set()  # lists and masks: indexing with them copies (a[[0, 2]], a[a > 0])
         self.liveness = liveness
+        self.numbers: set[str] = set()  # names known to hold a Python number here (no memory)
         for p in params:
             t = self._new(PARAM)
             self.param_of[t] = p
@@ -176,7 +177,15 @@ class Aliases:
     def assigned(self, target: str):
         self.count[target] = self.count.get(target, 0) + 1
         self.rel.pop(target, None)
+        self.numbers.discard(target)
         self.index_arrays.discard(target)
+
+    def is_number(self, name: str):
+        """``name`` holds a Python number here (the other branch of ``if updates_in_place(name)``): it
+        shares no memory with anything."""
+        self.assigned(name)
+        self.root[name] = self._new(FRESH)
+        self.numbers.add(name)
 
     def note(self, stmt, is_local, known_ints=frozenset(), resolve=lambda f: None):
         """Record what an emitted ``Assign`` makes its target(s) point to."""
@@ -306,28 +315,61 @@ class Aliases:
 
     # ---- control flow --------------------------------------------------------------------------
     def snapshot(self, names):
-        return {n: (self.root.get(n), self.rel.get(n), self.count.get(n, 0)) for n in names}
+        return {n: (self.root.get(n), self.rel.get(n), self.count.get(n, 0), n in self.numbers) for n in names}
 
     def restore(self, snap):
-        for n, (root, rel, count) in snap.items():
+        for n, (root, rel, count, number) in snap.items():
             if root is not None:
                 self.root[n] = root
             self.rel.pop(n, None)
             if rel is not None:
                 self.rel[n] = rel
             self.count[n] = count
+            if number:
+                self.numbers.add(n)
+            else:
+                self.numbers.discard(n)
 
     def join(self, names, snaps):
         """After a branch or a loop (or at a loop's top): each name may hold what it held in any of
-        ``snaps`` or now; it keeps no exact relation, and relations made from it end."""
+        ``snaps`` or now; it keeps no exact relation, and relations made from it end -- except an
+        ``item`` relation that holds wherever the name may share its parent's memory (it is re-derived
+        only where ``is_view`` says the name is a view at run time: where it holds a number or memory of
+        its own, it is left alone)."""
         for n in names:
+            item = self._item_after_join(n, snaps)
             tokens = [s[n][0] for s in snaps if s.get(n, (None,))[0] is not None]
             if n in self.root:
                 tokens.append(self.root[n])
             if tokens:
                 self.root[n] = self._merge(tokens)
             self.rel.pop(n, None)
+            self.numbers.discard(n)
             self.count[n] = max([self.count.get(n, 0)] + [s[n][2] for s in snaps if n in s]) + 1
+            if item is not None:
+                self.rel[n] = item
+
+    def _item_after_join(self, n, snaps):
+        """The valid ``item`` relation ``n`` has in some of the joined states, when in each of the others
+        ``n`` holds a number or memory its parent does not share; else None.  (Before any merging.)"""
+        now = {n: (self.root.get(n), self.rel.get(n), self.count.get(n, 0), n in self.numbers)}
+        states = [s for s in snaps if n in s] + [now]
+        rels = [s[n][1] for s in states if s[n][1] is not None and s[n][1].kind == "item" and self.valid(s[n][1])]
+        if not rels:
+            return None
+        first = rels[0]
+        key = (first.parent, gast.dump(first.index), sorted(first.stamp.items()))
+        if any((r.parent, gast.dump(r.index), sorted(r.stamp.items())) != key for r in rels[1:]):
+            return None
+        p = first.parent
+        for s in states:
+            root, rel, _, number = s[n]
+            if rel is not None and rel.kind == "item" and self.valid(rel):
+                continue
+            parent_root = s[p][0] if p in s and s[p][0] is not None else self.root.get(p)
+            if not number and (root is None or parent_root is None or self.find(root) == self.find(parent_root)):
+                return None
+        return first
 
     def loop_top(self, groups, rebound):
         """At the top of a loop body a name may hold what a name of its group (``sharing_groups``)

@@ -123,6 +123,7 @@ class _ANF:
         self.written_params: set[str] = set()  # parameters whose data f writes into (copied on entry)
         self.writable: set[str] = set()  # names written in place whose aliases are all kept up to date
         self.checkpoints: dict = {}  # checkpointed loops (the For statements written) -> every
+        self.in_place_tests: dict = {}  # cond -> (its version, x, x's version) for cond = updates_in_place(x)
         self.dicts: set[str] = set()  # names holding a dict f built: d[k] = v makes a new version
         self.current = None  # the user's statement being translated
         self.pending: set[str] = set()  # temporaries the current statement reads later (x, y = y, x)
@@ -566,7 +567,9 @@ class _ANF:
 
     def s_Assign(self, node):
         if len(node.targets) == 1:
-            return self.assign_to(node.targets[0], node.value, node)
+            self.assign_to(node.targets[0], node.value, node)
+            self.note_in_place_test(node.targets[0], node.value)
+            return
         tmp = self.atom(node.value)
         for t in node.targets:
             self.assign_atom(t, tmp, node)
@@ -663,7 +666,31 @@ class _ANF:
         self.emit(assign(self.return_name, value), node)
         self.emit(gast.Return(value=name(self.return_name)), node)
 
+    def note_in_place_test(self, target, value):
+        """``cond = updates_in_place(x)`` (code s2sad generated for ``x += v``): where ``cond`` is
+        false, x holds a number, which shares no memory (see :meth:`s_If`)."""
+        if (
+            isinstance(target, gast.Name)
+            and isinstance(value, gast.Call)
+            and len(value.args) == 1
+            and isinstance(value.args[0], gast.Name)
+            and self.global_callee(value.func) is runtime.updates_in_place
+        ):
+            x = value.args[0].id
+            self.in_place_tests[target.id] = (self.env.get(target.id), x, self.env.get(x))
+
+    def numbers_in_orelse(self, test) -> list[str]:
+        """The names a branch's ``else`` knows to hold numbers: ``x`` for ``if cond:`` where ``cond`` is
+        still the ``updates_in_place(x)`` of :meth:`note_in_place_test` and ``x`` is not rebound since."""
+        if not isinstance(test, gast.Name) or test.id not in self.in_place_tests:
+            return []
+        cond_version, x, x_version = self.in_place_tests[test.id]
+        if self.env.get(test.id) != cond_version or self.env.get(x) != x_version or x_version is None:
+            return []
+        return [x_version]
+
     def s_If(self, node):
+        numbers = self.numbers_in_orelse(node.test)
         cond = self.condition(node.test)
         self.depth += 1
         self.predeclare(node.body + node.orelse)
@@ -672,6 +699,8 @@ class _ANF:
         body = self.block_of(lambda: self.stmts(node.body))
         after_body = self.aliases.snapshot(changing)
         self.aliases.restore(entry)
+        for n in numbers:
+            self.aliases.is_number(n)
         orelse = self.block_of(lambda: self.stmts(node.orelse)) if node.orelse else []
         self.aliases.join(changing, [entry, after_body])
         self.depth -= 1
