@@ -404,3 +404,55 @@ def list_rnn_sum(h0, w):
 
 def test_list_rnn_with_arrays():
     check(list_rnn_sum, [RNG.normal(size=3), RNG.normal(size=(3, 3))], wrt=1)
+
+
+# ---- nested lists built inside f ------------------------------------------------------------------------
+
+
+def nested_list_literal(x):
+    rows = [[x[0], x[1]], [x[1] * x[0], 2.0]]
+    return rows[0][1] * rows[1][0] + rows[1][1] * rows[0][0] ** 2
+
+
+def nested_list_comprehension(x):
+    rows = [[x[i] * np.sin(x[j]) for j in range(3)] for i in range(3)]
+    return rows[0][1] * rows[2][0] + sum(rows[1]) * rows[2][2]
+
+
+def nested_list_of_appends(x):
+    rows = []
+    for i in range(3):
+        row = []
+        for j in range(i + 1):
+            row.append(x[i] * x[j] + 1.0)
+        rows.append(row)
+    total = 0.0
+    for i in range(3):
+        for j in range(i + 1):
+            total = total + rows[i][j] ** 2 * (j + 1)
+    return total
+
+
+def nested_list_to_array(x):
+    rows = [[x[i] * x[j] for j in range(3)] for i in range(3)]
+    m = np.array(rows)
+    return np.sum(m @ x) + np.trace(m) ** 2
+
+
+def nested_list_of_arrays(x):
+    pairs = [[x, np.sin(x)], [x * x, np.cos(x)]]
+    return np.sum(pairs[0][1] * pairs[1][0]) + np.sum(pairs[1][1])
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        nested_list_literal,
+        nested_list_comprehension,
+        nested_list_of_appends,
+        nested_list_to_array,
+        nested_list_of_arrays,
+    ],
+)
+def test_nested_lists_built_inside_f(f):
+    check(f, [np.array([0.7, -1.3, 0.4])])

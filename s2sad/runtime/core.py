@@ -153,14 +153,8 @@ def astype_of(g, x):
 
 
 def _zeros_item(v):
-    """The zero adjoint of an item of a list: a nested list of numbers gets an array, so that
-    ``bx[i] += g`` adds into it instead of extending a list."""
-    if isinstance(v, (list, tuple)) and all(isinstance(e, (int, float, list, tuple)) for e in v):
-        try:
-            v = np.asarray(v)
-        except ValueError:  # ragged
-            return zeros_like(v)
-        return np.zeros(v.shape, dtype=v.dtype if v.dtype.kind in "fc" else float)
+    """The zero adjoint of an item of a container: a list of zeros for a nested list (an adjoint list
+    pops its items' adjoints, which are lists again), zeros of its structure for a container."""
     return zeros_like(v)
 
 
