@@ -456,3 +456,50 @@ def nested_list_of_arrays(x):
 )
 def test_nested_lists_built_inside_f(f):
     check(f, [np.array([0.7, -1.3, 0.4])])
+
+
+# ---- dict comprehensions and loops over a dict's keys ------------------------------------------------------
+
+
+def dict_comprehension_of_params(params, x):
+    h = {k: np.tanh(v * x) for k, v in params.items() if k != "skip"}
+    return sum(np.sum(v) for v in h.values()) * np.sum(h["a"]) + params["skip"] ** 2
+
+
+def test_dict_comprehension_over_a_params_dict():
+    params = {"a": RNG.normal(size=3), "b": RNG.normal(size=3), "skip": 0.4}
+    check(dict_comprehension_of_params, [params, RNG.normal(size=3)])
+    check(dict_comprehension_of_params, [params, RNG.normal(size=3)], wrt=1)
+
+
+def counts_keys(params, x):
+    n = 0.0
+    for k in params:  # the body does not read params[k]
+        n = n + 1.0
+    names = []
+    for name in params.keys():
+        names.append(name)
+    return n * np.sum(params["a"] * x) + len(names) * params["b"]
+
+
+def test_loop_over_a_dict_argument_that_does_not_read_its_values():
+    params = {"a": RNG.normal(size=3), "b": 0.7}
+    check(counts_keys, [params, RNG.normal(size=3)])
+    check(counts_keys, [params, RNG.normal(size=3)], wrt=1)
+
+
+SCALES = {"x": 1.5, "y": -0.5}
+
+
+def returns_dict_comprehension(x):
+    return {k: s * np.sin(x) for k, s in SCALES.items()}
+
+
+def test_dict_comprehension_as_output():
+    x = RNG.normal(size=3)
+    seed = {"x": RNG.normal(size=3), "y": RNG.normal(size=3)}
+    assert_close(s2sad.vjp(returns_dict_comprehension)(x, seed), (1.5 * seed["x"] - 0.5 * seed["y"]) * np.cos(x))
+    t = RNG.normal(size=3)
+    value, dout = s2sad.jvp(returns_dict_comprehension)(x, t)
+    assert list(dout) == ["x", "y"]
+    assert_tree_close(dout, {"x": 1.5 * np.cos(x) * t, "y": -0.5 * np.cos(x) * t})
