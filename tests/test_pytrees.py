@@ -503,3 +503,41 @@ def test_dict_comprehension_as_output():
     value, dout = s2sad.jvp(returns_dict_comprehension)(x, t)
     assert list(dout) == ["x", "y"]
     assert_tree_close(dout, {"x": 1.5 * np.cos(x) * t, "y": -0.5 * np.cos(x) * t})
+
+
+# ---- plain objects are not containers ------------------------------------------------------------------
+
+
+class PlainParams:  # neither a dataclass nor a NamedTuple
+    def __init__(self, w):
+        self.w = w
+
+
+def reads_plain_object(p, x):
+    return np.sum(p.w * x)
+
+
+def ignores_plain_object(p, x):
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("f", [reads_plain_object, ignores_plain_object])
+def test_plain_object_as_wrt_is_refused_naming_the_argument(f):
+    p, x = PlainParams(RNG.normal(size=3)), RNG.normal(size=3)
+    calls = [
+        lambda: s2sad.grad(f)(p, x),
+        lambda: s2sad.value_and_grad(f)(p, x),
+        lambda: s2sad.vjp(f)(p, x, 1.0),
+        lambda: s2sad.hessian(f)(p, x),
+        lambda: s2sad.jacobian(f, mode="forward")(p, x),
+        lambda: s2sad.jacobian(f, mode="reverse")(p, x),
+    ]
+    for call in calls:
+        with pytest.raises(
+            s2sad.DifferentiationError, match=r"argument 'p' is an object of type PlainParams.*dataclass"
+        ):
+            call()
+    if f is reads_plain_object:  # (a jvp that never reads the tangent of p gives f's zero tangent)
+        with pytest.raises(s2sad.DifferentiationError, match=r"argument 'p' is an object of type PlainParams"):
+            s2sad.jvp(f)(p, x, PlainParams(np.ones(3)))
+    assert_close(s2sad.grad(f, wrt=1)(p, x), fd_grad(f, [p, x], 1))  # a constant object is fine
