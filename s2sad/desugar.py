@@ -24,6 +24,8 @@ a chained comparison and lambdas are left as they are (and refused later if they
 from __future__ import annotations
 
 import builtins
+import functools
+import types
 
 import gast
 import numpy as np
@@ -48,6 +50,8 @@ def _located(stmt, like):
 
 def _needs_work(tree, ns) -> bool:
     if _dict_parameters(tree) or any(isinstance(n, gast.For) and _global_dict_view(n.iter, ns) for n in walk(tree)):
+        return True
+    if any(isinstance(n, gast.Call) and _is_user_partial(ns.lookup(n.func)) for n in walk(tree)):
         return True
     for n in walk(tree):
         if isinstance(
@@ -257,6 +261,9 @@ class _Desugar:
         if isinstance(node, gast.Call):
             node.func = self.expr(node.func, pre, stmt)
             callee = self.ns.lookup(node.func)
+            if _is_user_partial(callee) and dotted(node.func) is not None:
+                node = _partial_spelled_out(node, callee)
+                callee = self.ns.lookup(node.func)
             args = []
             for a in node.args:
                 if isinstance(a, gast.GeneratorExp) and callee in _CONSUMERS and not args:
@@ -408,6 +415,47 @@ class _Desugar:
 
 
 _DICT_METHODS = ("items", "keys", "values")
+
+
+def _is_user_partial(obj) -> bool:
+    """A ``functools.partial`` of a user function or method (its bound arguments are constants)."""
+    from .primitives import is_user_function
+
+    if not isinstance(obj, functools.partial):
+        return False
+    func = obj.func.__func__ if isinstance(obj.func, types.MethodType) else obj.func
+    return is_user_function(func)
+
+
+def _partial_spelled_out(call, partial):
+    """``g(x)`` with ``g = partial(h, c, a=2.0)`` as ``g.func(g.args[0], x, a=g.keywords['a'])``: a call
+    of the user function whose bound arguments are read from the partial (keywords of the call win)."""
+    g = call.func
+    bound = [
+        gast.Subscript(
+            value=gast.Attribute(value=copy_tree(g), attr="args", ctx=gast.Load()), slice=const(i), ctx=gast.Load()
+        )
+        for i in range(len(partial.args))
+    ]
+    given = {k.arg for k in call.keywords}
+    keywords = [
+        gast.keyword(
+            arg=k,
+            value=gast.Subscript(
+                value=gast.Attribute(value=copy_tree(g), attr="keywords", ctx=gast.Load()),
+                slice=const(k),
+                ctx=gast.Load(),
+            ),
+        )
+        for k in partial.keywords
+        if k not in given and None not in given
+    ]
+    func = gast.Attribute(value=g, attr="func", ctx=gast.Load())
+    if isinstance(partial.func, types.MethodType):  # g.func.__func__(g.func.__self__, ...)
+        bound.insert(0, gast.Attribute(value=copy_tree(func), attr="__self__", ctx=gast.Load()))
+        func = gast.Attribute(value=func, attr="__func__", ctx=gast.Load())
+    new = gast.Call(func=func, args=bound + call.args, keywords=keywords + call.keywords)
+    return gast.copy_location(new, call)
 
 
 def _global_dict_view(it, ns) -> bool:
