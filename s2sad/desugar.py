@@ -24,6 +24,8 @@ a chained comparison and lambdas are left as they are (and refused later if they
 from __future__ import annotations
 
 import builtins
+import functools
+import types
 
 import gast
 import numpy as np
@@ -46,9 +48,15 @@ def _located(stmt, like):
     return stmt
 
 
-def _needs_work(tree) -> bool:
+def _needs_work(tree, ns) -> bool:
+    if _dict_parameters(tree) or any(isinstance(n, gast.For) and _global_dict_view(n.iter, ns) for n in walk(tree)):
+        return True
+    if any(isinstance(n, gast.Call) and _is_user_partial(ns.lookup(n.func)) for n in walk(tree)):
+        return True
     for n in walk(tree):
-        if isinstance(n, (gast.ListComp, gast.GeneratorExp, gast.NamedExpr, gast.Delete, gast.With, gast.Starred)):
+        if isinstance(
+            n, (gast.ListComp, gast.DictComp, gast.GeneratorExp, gast.NamedExpr, gast.Delete, gast.With, gast.Starred)
+        ):
             return True
         if isinstance(n, gast.BoolOp) and not _is_boolean(n):
             return True
@@ -80,6 +88,7 @@ class _Desugar:
         self.names = Names(all_names(tree) | set(ns.free) | {"np", "math"})
         self.added: set[str] = set()
         self.root = None  # the expression being desugared: a walrus must not be read before it
+        self.dict_params = _dict_parameters(tree)
 
     def fresh(self, base: str) -> str:
         new = self.names.fresh(base)
@@ -122,7 +131,7 @@ class _Desugar:
         elif isinstance(s, gast.If):
             s.test = self.expr(s.test, pre, s, True)
         elif isinstance(s, gast.For):
-            s.iter = self.expr(s.iter, pre, s)
+            s.iter = self.dict_loop(self.expr(s.iter, pre, s))
         elif isinstance(s, gast.Assert):
             s.test = self.expr(s.test, pre, s, True)
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and _starred_target(s.targets[0]):
@@ -241,7 +250,7 @@ class _Desugar:
     def expr(self, node, pre, stmt, test=False):
         """``node`` with what must run before ``stmt`` appended to ``pre`` (in evaluation order).
         ``test``: only the truth of the value matters (an ``if`` test)."""
-        if isinstance(node, gast.ListComp):
+        if isinstance(node, (gast.ListComp, gast.DictComp)):
             return self.comprehension(node, pre, stmt)
         if isinstance(node, gast.NamedExpr):
             value = self.expr(node.value, pre, stmt)
@@ -252,6 +261,9 @@ class _Desugar:
         if isinstance(node, gast.Call):
             node.func = self.expr(node.func, pre, stmt)
             callee = self.ns.lookup(node.func)
+            if _is_user_partial(callee) and dotted(node.func) is not None:
+                node = _partial_spelled_out(node, callee)
+                callee = self.ns.lookup(node.func)
             args = []
             for a in node.args:
                 if isinstance(a, gast.GeneratorExp) and callee in _CONSUMERS and not args:
@@ -286,7 +298,7 @@ class _Desugar:
             node.left = self.expr(node.left, pre, stmt)
             node.comparators[0] = self.expr(node.comparators[0], pre, stmt)
             return node
-        if isinstance(node, (gast.Lambda, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
+        if isinstance(node, (gast.Lambda, gast.GeneratorExp, gast.SetComp)):
             return node  # its own scope, or lazy: left as it is
         for field in node._fields:
             value = getattr(node, field, None)
@@ -295,6 +307,16 @@ class _Desugar:
             elif isinstance(value, gast.expr):
                 setattr(node, field, self.expr(value, pre, stmt))
         return node
+
+    def dict_loop(self, it):
+        """The iterable of a ``for``: ``d.keys()`` for a parameter ``d`` that f uses as a dict
+        (``for k in params`` whose body need not read ``params[k]``); ``list(G.items())`` for the
+        ``items()``/``keys()``/``values()`` of a global or closure dict (constants)."""
+        if isinstance(it, gast.Name) and it.id in self.dict_params:
+            return gast.Call(func=gast.Attribute(value=it, attr="keys", ctx=gast.Load()), args=[], keywords=[])
+        if _global_dict_view(it, self.ns) and self.ns.lookup_name("list") is builtins.list:
+            return gast.Call(func=name("list"), args=[it], keywords=[])
+        return it
 
     def bool_value(self, node, pre, stmt):
         """``a and b`` whose value is used (``x > 0 and x * 3``): ``t = a``, then ``if t: t = b``
@@ -353,9 +375,12 @@ class _Desugar:
         return [name(i) for i in items]
 
     def comprehension(self, node, pre, stmt, into=None):
-        """``[elt for ... if ...]`` as loops appending to a fresh list (or ``into``), run before ``stmt``."""
+        """``[elt for ... if ...]`` as loops appending to a fresh list (or ``into``), run before ``stmt``;
+        ``{key: value for ... if ...}`` as loops writing ``result[key] = value`` into a fresh dict."""
+        is_dict = isinstance(node, gast.DictComp)
         result = into or self.fresh("items")
-        pre.append(_located(assign(result, gast.List(elts=[], ctx=gast.Load())), stmt))
+        empty = gast.Dict(keys=[], values=[]) if is_dict else gast.List(elts=[], ctx=gast.Load())
+        pre.append(_located(assign(result, empty), stmt))
         renames: dict[str, str] = {}
         loops = []
         for k, gen in enumerate(node.generators):
@@ -368,12 +393,16 @@ class _Desugar:
             target = _renamed(gen.target, renames)
             ifs = [_renamed(c, renames) for c in gen.ifs]
             loops.append((target, iter_, ifs))
-        elt = _renamed(node.elt, renames)
-        append = gast.Expr(
-            value=gast.Call(
-                func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()), args=[elt], keywords=[]
+        if is_dict:  # Python evaluates the key, then the value
+            slot = gast.Subscript(value=name(result), slice=_renamed(node.key, renames), ctx=gast.Store())
+            append = gast.Assign(targets=[slot], value=_renamed(node.value, renames), type_comment=None)
+        else:
+            elt = _renamed(node.elt, renames)
+            append = gast.Expr(
+                value=gast.Call(
+                    func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()), args=[elt], keywords=[]
+                )
             )
-        )
         body = [_located(append, stmt)]
         for target, iter_, ifs in reversed(loops):
             for cond in reversed(ifs):
@@ -383,6 +412,88 @@ class _Desugar:
         pre.extend(self.block(body))  # the loops' own comprehensions and walruses
         self.root = root
         return pre if into else name(result)
+
+
+_DICT_METHODS = ("items", "keys", "values")
+
+
+def _is_user_partial(obj) -> bool:
+    """A ``functools.partial`` of a user function or method (its bound arguments are constants)."""
+    from .primitives import is_user_function
+
+    if not isinstance(obj, functools.partial):
+        return False
+    func = obj.func.__func__ if isinstance(obj.func, types.MethodType) else obj.func
+    return is_user_function(func)
+
+
+def _partial_spelled_out(call, partial):
+    """``g(x)`` with ``g = partial(h, c, a=2.0)`` as ``g.func(g.args[0], x, a=g.keywords['a'])``: a call
+    of the user function whose bound arguments are read from the partial (keywords of the call win)."""
+    g = call.func
+    bound = [
+        gast.Subscript(
+            value=gast.Attribute(value=copy_tree(g), attr="args", ctx=gast.Load()), slice=const(i), ctx=gast.Load()
+        )
+        for i in range(len(partial.args))
+    ]
+    given = {k.arg for k in call.keywords}
+    keywords = [
+        gast.keyword(
+            arg=k,
+            value=gast.Subscript(
+                value=gast.Attribute(value=copy_tree(g), attr="keywords", ctx=gast.Load()),
+                slice=const(k),
+                ctx=gast.Load(),
+            ),
+        )
+        for k in partial.keywords
+        if k not in given and None not in given
+    ]
+    func = gast.Attribute(value=g, attr="func", ctx=gast.Load())
+    if isinstance(partial.func, types.MethodType):  # g.func.__func__(g.func.__self__, ...)
+        bound.insert(0, gast.Attribute(value=copy_tree(func), attr="__self__", ctx=gast.Load()))
+        func = gast.Attribute(value=func, attr="__func__", ctx=gast.Load())
+    new = gast.Call(func=func, args=bound + call.args, keywords=keywords + call.keywords)
+    return gast.copy_location(new, call)
+
+
+def _global_dict_view(it, ns) -> bool:
+    """``G.items()``, ``G.keys()`` or ``G.values()`` of a name f does not bind."""
+    return (
+        isinstance(it, gast.Call)
+        and isinstance(it.func, gast.Attribute)
+        and it.func.attr in _DICT_METHODS
+        and not it.args
+        and not it.keywords
+        and isinstance(it.func.value, gast.Name)
+        and it.func.value.id not in ns.locals
+    )
+
+
+def _dict_parameters(tree) -> set[str]:
+    """Parameters f never rebinds and uses as dicts: read with a string key (``params["w"]``), or
+    through ``.items()``, ``.keys()``, ``.values()``, ``.get()`` or ``{**params}``."""
+    args = tree.args
+    params = {a.id for a in args.args + args.kwonlyargs + getattr(args, "posonlyargs", [])}
+    if args.kwarg is not None:
+        params.add(args.kwarg.id)
+    stored = {n.id for n in walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+    out = set()
+    for n in walk(tree):
+        if isinstance(n, gast.Subscript) and isinstance(n.slice, gast.Constant) and isinstance(n.slice.value, str):
+            held = n.value
+        elif isinstance(n, gast.Attribute) and n.attr in (*_DICT_METHODS, "get"):
+            held = n.value
+        elif isinstance(n, gast.Dict):
+            out |= {v.id for k, v in zip(n.keys, n.values) if k is None and isinstance(v, gast.Name)}
+            continue
+        else:
+            continue
+        if isinstance(held, gast.Name):
+            out.add(held.id)
+    loops = {n.iter.id for n in walk(tree) if isinstance(n, gast.For) and isinstance(n.iter, gast.Name)}
+    return (out & params & loops) - stored
 
 
 def _is_local_value(node, ns) -> bool:
@@ -397,7 +508,7 @@ def _builds_list(s) -> bool:
         isinstance(s, gast.Assign)
         and len(s.targets) == 1
         and isinstance(s.targets[0], gast.Name)
-        and isinstance(s.value, gast.ListComp)
+        and isinstance(s.value, (gast.ListComp, gast.DictComp))
         and s.targets[0].id not in {n.id for n in walk(s.value) if isinstance(n, gast.Name)}
     )
 
@@ -506,7 +617,7 @@ def _before_exits(stmts, leave, pass_, loop_depth=0):
 
 
 def desugar(tree: gast.FunctionDef, ns, loc) -> gast.FunctionDef:
-    if not _needs_work(tree):
+    if not _needs_work(tree, ns):
         return tree  # unchanged: code without these constructs is generated as before
     pass_ = _Desugar(tree, ns, loc)
     tree.body = pass_.block(tree.body)

@@ -19,8 +19,10 @@ branch decisions alone).  Three rewrites, in this order:
   set a flag runs under ``if not broke:``; right after the outermost such statement of the loop body
   comes ``if broke: break`` (``if returned: return e`` in the function body).
 
-Jumps that already end a branch are left as they are, and a function with nothing to rewrite is
-given back unchanged (the same object), so its generated code does not change.  Flag names are fresh
+A ``raise`` that ends a path of the function gets a ``return None`` after it (never run), so that
+every path ends in a ``return``.  Jumps that already end a branch are left as they are, and a
+function with nothing to rewrite is given back unchanged (the same object), so its generated code
+does not change.  Flag names are fresh
 (``broke1`` if the function already uses ``broke``).
 """
 
@@ -37,6 +39,9 @@ _LOOPS = (gast.For, gast.While)
 
 
 def lower_control(tree: gast.FunctionDef) -> gast.FunctionDef:
+    if _ends_in_raise(tree.body):
+        tree = copy_tree(tree)
+        _return_after_raise(tree.body)
     if not _needs_lowering(tree.body):
         return tree
     tree = copy_tree(tree)
@@ -46,6 +51,31 @@ def lower_control(tree: gast.FunctionDef) -> gast.FunctionDef:
     body = lowering.loop_bodies(body)
     tree.body = lowering.finish(lowering.block(body, None))
     return tree
+
+
+# ---- a path that ends by raising -------------------------------------------------------------
+
+
+def _ends_in_raise(stmts) -> bool:
+    """Whether a path through the end of ``stmts`` (the last statement, into the branches of a last
+    ``if``) ends with ``raise``."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, gast.Raise):
+        return True
+    return isinstance(last, gast.If) and (_ends_in_raise(last.body) or _ends_in_raise(last.orelse))
+
+
+def _return_after_raise(stmts) -> None:
+    """``return None`` after each ``raise`` that ends the function on a path: it never runs (the
+    ``raise`` leaves first), but it makes every path end in a ``return``, as ``anf`` needs."""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, gast.Raise):
+        stmts.append(gast.copy_location(gast.Return(value=None), last))
+    elif isinstance(last, gast.If):
+        _return_after_raise(last.body)
+        _return_after_raise(last.orelse)
 
 
 # ---- queries ---------------------------------------------------------------------------------

@@ -74,6 +74,16 @@ class Op:
     keys: list | None = None  # a dict display's keys (atoms), for BUILD
 
 
+def opaque_message(op) -> str:
+    """The refusal of an expression s2sad keeps whole (``op.kind == OPAQUE``) over differentiated values."""
+    if op.what in ("set comprehension", "set literal"):
+        return (
+            f"{op.what} over differentiated values is not supported: a set has no order, so it is not a "
+            "differentiable container; build a list (or a dict) instead"
+        )
+    return f"{op.what} over differentiated values is not supported; write it as a for loop"
+
+
 def is_user_function(obj) -> bool:
     if not isinstance(obj, types.FunctionType):
         return False

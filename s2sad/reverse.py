@@ -314,7 +314,7 @@ class Reverse:
 
     def no_rule_message(self, op):
         if op.kind == P.OPAQUE:
-            return f"{op.what} over differentiated values is not supported; write it as a for loop"
+            return P.opaque_message(op)
         if op.fn is not None:
             return (
                 f"no derivative rule for `{public_name(op.fn)}`; register one with s2sad.reverse_rule "

@@ -26,7 +26,7 @@ def _may_return_argument(call, ns) -> bool:
     obj = ns.lookup(call.func) if ns is not None else MISSING
     if obj is MISSING:
         return True
-    if getattr(obj, "__module__", "").startswith("s2sad.runtime"):
+    if (getattr(obj, "__module__", None) or "").startswith("s2sad.runtime"):
         return obj not in _FRESH_HELPERS
     return may_share(obj)
 

@@ -166,6 +166,29 @@ def test_partial_keyword_parameters_follow_python():
         s2sad.grad(functools.partial(f3, c=1.0))
 
 
+f3_keyword = functools.partial(f3, a=2.0)
+f3_positional = functools.partial(f3, 1.5)  # x bound: the call passes a
+f3_nested = functools.partial(functools.partial(f3, b=-1.0), a=0.5)
+predict_partial = functools.partial(model.predict)
+
+
+def calls_partials(x):
+    total = f3_keyword(x) + f3_positional(x * x) + f3_nested(np.sin(x))
+    for k in range(2):
+        total = total * 0.5 + f3_keyword(x, b=float(k))  # the call's keyword wins over none bound
+    return total + predict_partial(x) ** 2
+
+
+def calls_partial_of_array(w):
+    return np.sum(f3_keyword(w) * w) + np.sum(f3_nested(w))
+
+
+def test_partials_called_inside_f():
+    check_all(calls_partials, [0.7])
+    check_all(calls_partials, [-1.2])
+    check_all(calls_partial_of_array, [rng.normal(size=3)])
+
+
 # ---- built-in primitives ------------------------------------------------------------------------------
 def test_primitives_with_a_rule():
     assert s2sad.grad(np.sin)(1.0) == pytest.approx(math.cos(1.0))

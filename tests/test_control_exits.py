@@ -494,3 +494,65 @@ def test_checkpointed_loop_with_return_is_refused():
     with pytest.raises(s2sad.DifferentiationError, match="cannot break or return early") as err:
         s2sad.grad(checkpointed_return)(0.5)
     assert str(err.value).startswith(f"{__file__}:")
+
+
+# ---- raise: kept as it is, on the paths where f raises ------------------------------------------------
+
+
+def raise_after_a_loop_that_returns(x):
+    for i in range(3):
+        if x[i] > 0.5:
+            return x[i] * np.sin(x[(i + 1) % 3]) ** 2
+    raise ValueError("no item above 0.5")
+
+
+def raise_ends_the_function(x):
+    if x[0] > 0:
+        return np.sum(x**3) * x[1]
+    elif x[1] > 2:
+        raise ValueError("x[1] too big")
+    else:
+        return x[2] * x[0]
+    raise RuntimeError("unreachable")
+
+
+def raise_then_more_code(x):
+    if np.sum(x) > 10:
+        raise ValueError("too big")
+    y = x * x
+    for v in y:
+        if v > 100:
+            raise ValueError("an item too big")
+    return np.sum(y * x)
+
+
+def helper_that_raises(v):
+    for k in range(2):
+        if v * k > 50:
+            return v * k
+    if v < -50:
+        raise ValueError("too small")
+    return v * v
+
+
+def calls_a_helper_that_raises(x):
+    return helper_that_raises(x[0]) * x[1] + helper_that_raises(x[2])
+
+
+@pytest.mark.parametrize(
+    "f", [raise_after_a_loop_that_returns, raise_ends_the_function, raise_then_more_code, calls_a_helper_that_raises]
+)
+@pytest.mark.parametrize("x", [np.array([0.2, 0.9, -0.4]), np.array([0.7, 0.3, 1.1])])
+def test_raise_is_kept(f, x):
+    check_all(f, [x])
+
+
+def test_derivatives_raise_where_f_raises():
+    x = np.array([0.1, 0.2, 0.3])
+    for make in (s2sad.grad, s2sad.value_and_grad, s2sad.hessian):
+        with pytest.raises(ValueError, match="no item above 0.5"):
+            make(raise_after_a_loop_that_returns)(x)
+    with pytest.raises(ValueError, match="no item above 0.5"):
+        s2sad.jvp(raise_after_a_loop_that_returns)(x, x)
+    with pytest.raises(ValueError, match="too small"):
+        s2sad.grad(calls_a_helper_that_raises)(np.array([-60.0, 1.0, 1.0]))

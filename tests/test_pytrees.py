@@ -404,3 +404,140 @@ def list_rnn_sum(h0, w):
 
 def test_list_rnn_with_arrays():
     check(list_rnn_sum, [RNG.normal(size=3), RNG.normal(size=(3, 3))], wrt=1)
+
+
+# ---- nested lists built inside f ------------------------------------------------------------------------
+
+
+def nested_list_literal(x):
+    rows = [[x[0], x[1]], [x[1] * x[0], 2.0]]
+    return rows[0][1] * rows[1][0] + rows[1][1] * rows[0][0] ** 2
+
+
+def nested_list_comprehension(x):
+    rows = [[x[i] * np.sin(x[j]) for j in range(3)] for i in range(3)]
+    return rows[0][1] * rows[2][0] + sum(rows[1]) * rows[2][2]
+
+
+def nested_list_of_appends(x):
+    rows = []
+    for i in range(3):
+        row = []
+        for j in range(i + 1):
+            row.append(x[i] * x[j] + 1.0)
+        rows.append(row)
+    total = 0.0
+    for i in range(3):
+        for j in range(i + 1):
+            total = total + rows[i][j] ** 2 * (j + 1)
+    return total
+
+
+def nested_list_to_array(x):
+    rows = [[x[i] * x[j] for j in range(3)] for i in range(3)]
+    m = np.array(rows)
+    return np.sum(m @ x) + np.trace(m) ** 2
+
+
+def nested_list_of_arrays(x):
+    pairs = [[x, np.sin(x)], [x * x, np.cos(x)]]
+    return np.sum(pairs[0][1] * pairs[1][0]) + np.sum(pairs[1][1])
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        nested_list_literal,
+        nested_list_comprehension,
+        nested_list_of_appends,
+        nested_list_to_array,
+        nested_list_of_arrays,
+    ],
+)
+def test_nested_lists_built_inside_f(f):
+    check(f, [np.array([0.7, -1.3, 0.4])])
+
+
+# ---- dict comprehensions and loops over a dict's keys ------------------------------------------------------
+
+
+def dict_comprehension_of_params(params, x):
+    h = {k: np.tanh(v * x) for k, v in params.items() if k != "skip"}
+    return sum(np.sum(v) for v in h.values()) * np.sum(h["a"]) + params["skip"] ** 2
+
+
+def test_dict_comprehension_over_a_params_dict():
+    params = {"a": RNG.normal(size=3), "b": RNG.normal(size=3), "skip": 0.4}
+    check(dict_comprehension_of_params, [params, RNG.normal(size=3)])
+    check(dict_comprehension_of_params, [params, RNG.normal(size=3)], wrt=1)
+
+
+def counts_keys(params, x):
+    n = 0.0
+    for k in params:  # the body does not read params[k]
+        n = n + 1.0
+    names = []
+    for name in params.keys():
+        names.append(name)
+    return n * np.sum(params["a"] * x) + len(names) * params["b"]
+
+
+def test_loop_over_a_dict_argument_that_does_not_read_its_values():
+    params = {"a": RNG.normal(size=3), "b": 0.7}
+    check(counts_keys, [params, RNG.normal(size=3)])
+    check(counts_keys, [params, RNG.normal(size=3)], wrt=1)
+
+
+SCALES = {"x": 1.5, "y": -0.5}
+
+
+def returns_dict_comprehension(x):
+    return {k: s * np.sin(x) for k, s in SCALES.items()}
+
+
+def test_dict_comprehension_as_output():
+    x = RNG.normal(size=3)
+    seed = {"x": RNG.normal(size=3), "y": RNG.normal(size=3)}
+    assert_close(s2sad.vjp(returns_dict_comprehension)(x, seed), (1.5 * seed["x"] - 0.5 * seed["y"]) * np.cos(x))
+    t = RNG.normal(size=3)
+    value, dout = s2sad.jvp(returns_dict_comprehension)(x, t)
+    assert list(dout) == ["x", "y"]
+    assert_tree_close(dout, {"x": 1.5 * np.cos(x) * t, "y": -0.5 * np.cos(x) * t})
+
+
+# ---- plain objects are not containers ------------------------------------------------------------------
+
+
+class PlainParams:  # neither a dataclass nor a NamedTuple
+    def __init__(self, w):
+        self.w = w
+
+
+def reads_plain_object(p, x):
+    return np.sum(p.w * x)
+
+
+def ignores_plain_object(p, x):
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("f", [reads_plain_object, ignores_plain_object])
+def test_plain_object_as_wrt_is_refused_naming_the_argument(f):
+    p, x = PlainParams(RNG.normal(size=3)), RNG.normal(size=3)
+    calls = [
+        lambda: s2sad.grad(f)(p, x),
+        lambda: s2sad.value_and_grad(f)(p, x),
+        lambda: s2sad.vjp(f)(p, x, 1.0),
+        lambda: s2sad.hessian(f)(p, x),
+        lambda: s2sad.jacobian(f, mode="forward")(p, x),
+        lambda: s2sad.jacobian(f, mode="reverse")(p, x),
+    ]
+    for call in calls:
+        with pytest.raises(
+            s2sad.DifferentiationError, match=r"argument 'p' is an object of type PlainParams.*dataclass"
+        ):
+            call()
+    if f is reads_plain_object:  # (a jvp that never reads the tangent of p gives f's zero tangent)
+        with pytest.raises(s2sad.DifferentiationError, match=r"argument 'p' is an object of type PlainParams"):
+            s2sad.jvp(f)(p, x, PlainParams(np.ones(3)))
+    assert_close(s2sad.grad(f, wrt=1)(p, x), fd_grad(f, [p, x], 1))  # a constant object is fine

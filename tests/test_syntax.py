@@ -114,6 +114,67 @@ def test_comprehension_variables_do_not_leak():
     check_all(f, [X3.copy()])
 
 
+# ---- dict and set comprehensions ------------------------------------------------------------------
+
+WEIGHTS = {"a": 1.5, "b": -0.5, "c": 2.0}
+
+
+def dict_comprehension(x):
+    scaled = {k: v * x[0] for k, v in WEIGHTS.items()}
+    return scaled["a"] * scaled["b"] + np.sin(scaled["c"]) * x[1]
+
+
+def dict_comprehension_with_filter_and_computed_keys(x):
+    d = {i: x[i] ** 2 * np.cos(x[i]) for i in range(3) if i != 1}
+    e = {(k, j): d[k] * x[j] for k in d for j in range(2)}
+    return sum(v for v in e.values()) + d[0] * d[2]
+
+
+def dict_comprehension_inside_a_loop(x):
+    s = 0.5
+    for t in range(2):
+        d = {j: x[j] * s + t for j in range(3)}
+        s = s + d[0] * d[2] - d[1]
+    return s
+
+
+def dict_comprehension_of_dict_comprehensions(x):
+    nested = {i: {j: x[i] * x[j] for j in range(i + 1)} for i in range(3)}
+    return nested[2][1] * nested[1][0] + nested[2][2] ** 2
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        dict_comprehension,
+        dict_comprehension_with_filter_and_computed_keys,
+        dict_comprehension_inside_a_loop,
+        dict_comprehension_of_dict_comprehensions,
+    ],
+)
+def test_dict_comprehensions(f):
+    check_all(f, [X3.copy()])
+
+
+def set_comprehension_of_constants(x):
+    kinds = {i % 2 for i in range(5)}  # no derivative flows through the set: kept as it is
+    return x[0] * len(kinds) + x[1] * sum(kinds)
+
+
+def test_set_comprehension_that_holds_no_differentiated_value():
+    check_all(set_comprehension_of_constants, [X3.copy()])
+
+
+def set_comprehension_of_values(x):
+    return sum({v * v for v in x})
+
+
+def test_set_comprehension_over_differentiated_values_is_refused_by_name():
+    for make in (s2sad.grad, s2sad.jvp):
+        with pytest.raises(DifferentiationError, match=r"test_syntax\.py:\d+:\d+: set comprehension .*list"):
+            make(set_comprehension_of_values)
+
+
 # ---- builtins over values ----------------------------------------------------------------------
 
 

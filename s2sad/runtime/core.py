@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .trees import add_item, is_tree, tree_add, tree_astype, tree_zeros
+from .trees import _is_plain_object, _refuse_object, add_item, is_tree, tree_add, tree_astype, tree_zeros
 
 __all__ = [
     "broadcast_like",
@@ -122,6 +122,8 @@ def zeros_like(x):
         return tree_zeros(x, _zeros_item)
     if isinstance(x, (str, bytes)) or callable(x):
         return None  # a part of a container that is not a number: no derivative
+    if type(x) is not np.ndarray and _is_plain_object(x):
+        _refuse_object(x)
     x = np.asarray(x)
     return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
 
@@ -143,6 +145,8 @@ def astype_of(g, x):
     if is_tree(x):  # a container: its structure and type, each part typed like the argument's
         return tree_astype(g, x, astype_of)
     if isinstance(x, bool) or not isinstance(x, (int, float, complex, np.generic)):
+        if _is_plain_object(x):
+            _refuse_object(x)
         return g  # None, strings: no derivative
     if isinstance(x, complex) or (isinstance(x, np.generic) and np.iscomplexobj(x)):
         return type(x)(g) if isinstance(x, np.generic) else complex(g)
@@ -153,14 +157,8 @@ def astype_of(g, x):
 
 
 def _zeros_item(v):
-    """The zero adjoint of an item of a list: a nested list of numbers gets an array, so that
-    ``bx[i] += g`` adds into it instead of extending a list."""
-    if isinstance(v, (list, tuple)) and all(isinstance(e, (int, float, list, tuple)) for e in v):
-        try:
-            v = np.asarray(v)
-        except ValueError:  # ragged
-            return zeros_like(v)
-        return np.zeros(v.shape, dtype=v.dtype if v.dtype.kind in "fc" else float)
+    """The zero adjoint of an item of a container: a list of zeros for a nested list (an adjoint list
+    pops its items' adjoints, which are lists again), zeros of its structure for a container."""
     return zeros_like(v)
 
 

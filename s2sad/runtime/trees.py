@@ -38,6 +38,43 @@ def is_tree(x) -> bool:
     return isinstance(x, (dict, list, tuple)) or (dataclasses.is_dataclass(x) and not isinstance(x, type))
 
 
+def _is_plain_object(x) -> bool:
+    """An object that is neither a number, an array (or array-like), a container, a string nor a callable."""
+    if x is None or isinstance(x, (str, bytes, int, float, complex, np.ndarray, np.generic)) or callable(x):
+        return False
+    return not (is_tree(x) or hasattr(x, "__array__") or hasattr(x, "__array_interface__"))
+
+
+def _refuse_object(x):
+    """Raise the refusal of a derivative w.r.t. a plain object, naming the argument of the generated
+    function that holds it (found in the calling frames; only on this error path)."""
+    import sys
+
+    try:
+        from s2sad.errors import DifferentiationError as error
+    except ImportError:  # a standalone module: s2sad is not installed
+        error = TypeError
+    kind = type(x).__qualname__
+    what = f"a value is an object of type {kind}"
+    frame = sys._getframe(1)
+    for _ in range(8):
+        frame = frame.f_back
+        if frame is None:
+            break
+        code = frame.f_code
+        if code.co_filename.startswith("<s2sad"):
+            params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+            held = [p for p in params if frame.f_locals.get(p) is x]
+            if held:
+                what = f"{code.co_name}: argument '{held[0]}' is an object of type {kind}"
+                break
+    raise error(
+        f"{what}; s2sad differentiates with respect to numbers, arrays and containers of them (dict, list, "
+        f"tuple, NamedTuple, dataclass), as JAX does: make {kind} a dataclass or NamedTuple, pass its arrays "
+        "in a dict, or keep the object a constant (differentiate with respect to another argument)"
+    )
+
+
 def _fields(x):
     """The differentiable parts of a dataclass instance, by name."""
     return [f.name for f in dataclasses.fields(x)]
@@ -200,6 +237,8 @@ def unit_tangents(x):
     """One tangent per number of ``x``, with ``x``'s structure: 1 there, 0 elsewhere (the columns of
     the identity, shaped like ``x``)."""
     if not is_tree(x):
+        if _is_plain_object(x):
+            _refuse_object(x)
         shape = np.shape(x)
         return [e.reshape(shape) for e in np.eye(np.size(x))]
     leaves = tree_leaves(x)
