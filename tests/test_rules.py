@@ -125,7 +125,7 @@ FIRST_ORDER_ONLY: dict[str, str] = {
     "numpy.linalg.svd": _HELPER.format("unsvd / svd_tangent"),
 }
 
-# cases (rule:function) first-order only by their arguments (ord=, a singular matrix), with the reason
+# cases (rule:function) first-order only by their arguments (ord=), with the reason
 _NORM_ORD = "np.linalg.norm with ord= (any but the default 2-norm): " + _HELPER.format("unnorm_ord")
 FIRST_ORDER_ONLY_CASES: dict[str, str] = {
     "numpy.linalg.norm:norm_fro": _NORM_ORD,
