@@ -219,22 +219,34 @@ def test_string_options_of_primitives_stay_strings():
 
 
 def product(x):
-    return np.sum(np.sin(x)) + np.prod(x[:2])
+    return np.sum(np.sin(x)) + np.prod(x[:3])
+
+
+def test_third_derivative_of_prod_is_exact_with_zeros():
+    # np.prod's derivatives are products of the other factors at every order (no division): exact at zeros
+    x = np.array([0.5, 0.0, 2.0, -1.0])
+    hessian = s2sad.hessian(product)
+    third = s2sad.jacobian(hessian)(x)
+    expected = np.stack([(hessian(x + 1e-5 * e) - hessian(x - 1e-5 * e)) / 2e-5 for e in np.eye(4)], axis=-1)
+    assert_close(third, expected, rtol=1e-6, atol=1e-7)
+    assert third[0, 1, 2] == pytest.approx(1.0) and third[1, 2, 3] == 0.0
+
+
+def p_norm(x):
+    return np.sum(np.sin(x)) + np.linalg.norm(x[:2], 3)
 
 
 def test_refusal_inside_a_derivative_names_the_users_line():
-    # np.prod's derivatives are exact to order 2; the third calls prod_tangent, which has no rules, so it
+    # the derivative of np.linalg.norm with ord= calls unnorm_ord, which has no rules: the second derivative
     # is refused; the message starts at the user's line it differentiates and names the generated line too
-    line = product.__code__.co_firstlineno + 1
+    line = p_norm.__code__.co_firstlineno + 1
     x = np.array([0.5, -1.5, 2.0])
-    grad = s2sad.grad(product)
-    expected = np.stack([(grad(x + 1e-6 * e) - grad(x - 1e-6 * e)) / 2e-6 for e in np.eye(3)])
-    assert_close(s2sad.hessian(product)(x), expected, rtol=1e-6, atol=1e-7)
+    assert_close(s2sad.grad(p_norm)(x), numeric_grad(p_norm, [x], 0), rtol=1e-6, atol=1e-7)
     with pytest.raises(s2sad.DifferentiationError) as err:
-        s2sad.jacobian(s2sad.hessian(product))
+        s2sad.hessian(p_norm)
     message = str(err.value)
     assert message.startswith(f"{__file__}:{line}:5: cannot differentiate the derivative of `return np.sum")
-    assert "prod_tangent" in message and "(in the generated code at <s2sad " in message
+    assert "unnorm_ord" in message and "(in the generated code at <s2sad " in message
 
 
 # ---- second derivatives through indices that are neither literals nor the plain loop variable ----

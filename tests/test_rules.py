@@ -122,16 +122,10 @@ def test_complex_case_counts():
 # listed here, with the reason; any other failure fails the suite.
 _HELPER = "its adjoint helper `{}` has no rules of its own yet"
 FIRST_ORDER_ONLY: dict[str, str] = {
-    "s2sad.runtime.unprod": (
-        "its derivative calls prod_tangent (exact with zeros), which has no rules: derivatives of np.prod "
-        "are exact to order 2, the third is refused"
-    ),
-    "numpy.cumprod": _HELPER.format("uncumprod / cumprod_tangent"),
-    "numpy.einsum": _HELPER.format("uneinsum"),
     "numpy.linalg.svd": _HELPER.format("unsvd / svd_tangent"),
 }
 
-# cases (rule:function) first-order only by their arguments (ord=, a singular matrix), with the reason
+# cases (rule:function) first-order only by their arguments (ord=), with the reason
 _NORM_ORD = "np.linalg.norm with ord= (any but the default 2-norm): " + _HELPER.format("unnorm_ord")
 FIRST_ORDER_ONLY_CASES: dict[str, str] = {
     "numpy.linalg.norm:norm_fro": _NORM_ORD,
@@ -144,12 +138,12 @@ FIRST_ORDER_ONLY_CASES: dict[str, str] = {
     "numpy.linalg.norm:norm_vector_inf": _NORM_ORD,
     "numpy.linalg.norm:norm_vector_p": _NORM_ORD,
     "numpy.linalg.norm:norm_vector_rows": _NORM_ORD,
-    "numpy.linalg.det:det_singular": "second derivative at a singular matrix: refused (a⁻¹ in cofactor's rule)",
-    "numpy.linalg.det:det_rank_one": "as det_singular",
-    "numpy.linalg.det:det_zero_and_identity": "as det_singular",
 }
 
 ORDER3_KINDS = ("elementwise", "scalar")
+# other rules swept at order 3 too: those whose derivatives are built from helpers that are exact at edge
+# points (zeros of prod and cumprod, singular matrices of det) at every order
+ORDER3_RULES = ("numpy.prod", "numpy.cumprod", "numpy.einsum", "numpy.linalg.det")
 
 
 def _wrt_values(case, args):
@@ -295,7 +289,11 @@ def test_first_order_only_rules_are_registered():
 
 
 def _order3_cases():
-    return [c for c in _swept("vjp") if RULES[c.rule].kind in ORDER3_KINDS and c.rule not in FIRST_ORDER_ONLY]
+    return [
+        c
+        for c in _swept("vjp")
+        if (RULES[c.rule].kind in ORDER3_KINDS or c.rule in ORDER3_RULES) and c.rule not in FIRST_ORDER_ONLY
+    ]
 
 
 @pytest.mark.parametrize("case", _order3_cases(), ids=lambda c: c.id)
@@ -314,3 +312,22 @@ def test_order3_reverse_over_reverse_over_reverse(case):
     got = s2sad.vjp(second, wrt=case.wrt)(*args, seed, w, w3)
     jac = _fd_jacobian(h, case, args, 1e-4)
     assert_close(_cotangent(tuple(got)), jac.T @ _cotangent(w3), rtol=1e-4, atol=1e-5)
+
+
+def _logabsdet(a):
+    return np.linalg.slogdet(a)[1]
+
+
+def _slogdet_sign(a):
+    return np.linalg.slogdet(a)[0] * a
+
+
+@pytest.mark.parametrize("fn", [_logabsdet, _slogdet_sign])
+def test_slogdet_at_a_singular_matrix_is_refused(fn):
+    """log|det| is -inf at a singular matrix and the sign jumps there: no derivative exists, so s2sad says
+    so (a ValueError naming slogdet), in both modes, instead of NumPy's LinAlgError or a wrong number."""
+    a = np.stack([np.eye(2), np.array([[1.0, 2.0], [2.0, 4.0]])])
+    with pytest.raises(ValueError, match="slogdet of a singular matrix"):
+        s2sad.vjp(fn)(a, _like(fn(a), np.random.default_rng(1)))
+    with pytest.raises(ValueError, match="slogdet of a singular matrix"):
+        s2sad.jvp(fn)(a, np.ones_like(a))

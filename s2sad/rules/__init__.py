@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     memory,
     nondifferentiable,
     numpy_elementwise,
+    product_helpers,
     reductions,
     runtime_rules,
     scipy_special,

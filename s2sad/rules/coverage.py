@@ -28,6 +28,8 @@ FAMILIES = {  # module -> heading, in reading order
     "scipy_special": "scipy.special",
     "nondifferentiable": "Nondifferentiable (no derivative flows through the result)",
     "runtime_rules": "s2sad's runtime helpers (so derivative code can be differentiated again)",
+    "product_helpers": "The runtime helpers of prod and cumprod",
+    "linalg_helpers": "The runtime helpers of the linear algebra rules",
 }
 
 

@@ -20,6 +20,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     gap_weighted,
     match_complex,
     mT,
+    nonsingular,
     phi,
     real_matrix,
     svd_tangent,
@@ -223,15 +224,16 @@ def det(y, a):
     dy = np.sum(cofactor(a) * da, axis=(-2, -1))
 
 
-# (sign, logabsdet): the sign is locally constant
+# (sign, logabsdet): the sign is locally constant; at a singular matrix (sign 0, log|det| = -inf) neither
+# has a derivative: nonsingular(a, sign) raises there
 @reverse_rule(np.linalg.slogdet)
 def slogdet(y, a):
-    ba += np.expand_dims(by[1], (-2, -1)) * mT(np.linalg.inv(a))
+    ba += np.expand_dims(by[1], (-2, -1)) * mT(np.linalg.inv(nonsingular(a, y[0])))
 
 
 @forward_rule(np.linalg.slogdet)
 def slogdet(y, a):
-    dy = (np.zeros_like(y[0]), np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1))
+    dy = (np.zeros_like(y[0]), np.trace(np.linalg.solve(nonsingular(a, y[0]), da), axis1=-2, axis2=-1))
 
 
 # x = a^-1 b: b̄ = a^-T x̄, ā = -b̄ xᵀ;  dx = a^-1 (db - da x)  (a 1-d b is one column)

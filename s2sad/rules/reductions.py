@@ -5,13 +5,15 @@ import builtins
 import numpy as np
 
 from ..runtime import (  # noqa: F401  (names used in templates)
+    axes_back,
+    axes_last,
     cumprod_tangent,
     match_complex,
+    others_product,
     spread_weights,
     unbroadcast,
     uncumprod,
     unextremum,
-    unprod,
     unreduce,
     unspread_weights,
     unsum_items,
@@ -41,14 +43,15 @@ def mean(y, a, axis=None, keepdims=False):
     dy = np.mean(da, axis=axis, keepdims=keepdims)
 
 
+# dy = sum(p * da), p[i] the product of the other factors of a in its reduction, exact with zeros
 @reverse_rule(np.prod, kind=REDUCTION)
 def prod(y, a, axis=None, keepdims=False):
-    ba += unprod(by, a, y, axis, keepdims)
+    ba += unreduce(by, a, axis, keepdims) * axes_back(others_product(axes_last(a, axis)), a, axis)
 
 
 @forward_rule(np.prod, kind=REDUCTION)
 def prod(y, a, axis=None, keepdims=False):
-    dy = np.sum(unprod(1.0, a, y, axis, keepdims) * da, axis=axis, keepdims=keepdims)
+    dy = np.sum(axes_back(others_product(axes_last(a, axis)), a, axis) * da, axis=axis, keepdims=keepdims)
 
 
 @reverse_rule(np.max, np.amax, kind=REDUCTION)

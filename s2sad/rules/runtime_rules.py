@@ -10,7 +10,6 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     broadcast_like,
     item_of,
     own,
-    prod_tangent,
     scatter,
     tree_add,
     unbroadcast,
@@ -24,7 +23,6 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     unmatmul_y,
     unnorm,
     unpacked_adjoint,
-    unprod,
     unreduce,
     unsqueeze,
     unstack,
@@ -98,20 +96,6 @@ def unextremum(z, g, x, y, axis=None, keepdims=False):
 @forward_rule(runtime.unnorm, name="s2sad.runtime.unnorm")
 def unnorm(z, g, x, y, axis=None, keepdims=False):
     dz = unnorm(dg, x, y, axis, keepdims) + unnorm(g, dx, y, axis, keepdims) - unnorm(g * dy / y, x, y, axis, keepdims)
-
-
-# z = unprod(g, x, y) = G * P, P[i] the product of the other factors of x (y = prod(x) is x's function here:
-# z is computed from x alone where x has zeros, so all of z's derivative goes to x); dP = prod_tangent(x, dx),
-# which is symmetric: its transpose is itself.  prod_tangent has no rules: third derivatives are refused.
-@forward_rule(runtime.unprod, name="s2sad.runtime.unprod")
-def unprod(z, g, x, y, axis=None, keepdims=False):
-    dz = unprod(dg, x, y, axis, keepdims) + unreduce(g, x, axis, keepdims) * prod_tangent(x, dx, axis)
-
-
-@reverse_rule(runtime.unprod, name="s2sad.runtime.unprod")
-def unprod(z, g, x, y, axis=None, keepdims=False):
-    bg += unbroadcast(np.reshape(np.sum(bz * unprod(1.0, x, y, axis, keepdims), axis=axis, keepdims=keepdims), np.shape(g)), g)
-    bx += prod_tangent(x, unreduce(g, x, axis, keepdims) * bz, axis)
 
 
 # z = Re(G) conj(x) / Y (0 where Y == 0), G and Y the adjoint g and the norm y spread over x's shape

@@ -7,6 +7,8 @@ one is plain enough to be copied into a standalone module (``--standalone``).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .trees import _is_plain_object, _refuse_object, add_item, is_tree, tree_add, tree_astype, tree_zeros
@@ -30,8 +32,9 @@ __all__ = [
     "unmatmul_y",
     "undot_x",
     "undot_y",
-    "unprod",
-    "prod_tangent",
+    "axes_last",
+    "axes_back",
+    "others_product",
     "unextremum",
     "unconcatenate",
     "unstack",
@@ -258,43 +261,41 @@ def undot_y(g, x, y):
     return by if np.ndim(y) == 1 else np.moveaxis(by, 0, -2)
 
 
-def unprod(g, x, y, axis=None, keepdims=False):
-    """Adjoint of ``y = np.prod(x, axis)``: the product of the other factors, exact with zeros."""
-    x = np.asarray(x)
-    g = unreduce(g, x, axis, keepdims)
-    if np.all(x != 0):
-        return g * unreduce(y, x, axis, keepdims) / x
+def _axes(x, axis):
+    """``axis`` of a reduction of ``x`` as a tuple of non-negative axes (every axis for None)."""
+    nd = _ndim(x)
     if axis is None:
-        flat = x.ravel()
-        return g * _prod_others(flat, 0).reshape(x.shape)
-    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-    if len(axes) != 1:
-        moved = np.moveaxis(x, axes, tuple(range(-len(axes), 0)))
-        merged = moved.reshape(moved.shape[: -len(axes)] + (-1,))
-        others = _prod_others(merged, -1).reshape(moved.shape)
-        return g * np.moveaxis(others, tuple(range(-len(axes), 0)), axes)
-    return g * _prod_others(x, axes[0])
+        return tuple(range(nd))
+    return tuple(a % nd for a in ((axis,) if np.ndim(axis) == 0 else axis))
 
 
-def prod_tangent(x, t, axis=None):
-    """``dP`` along ``t`` for ``P[i]`` = the product of the other elements of ``x`` in its reduction along
-    ``axis`` (``unprod``'s factor): ``dP[i] = sum over j != i of t[j] * prod(x[k], k != i, j)``, exact with
-    zeros (no division).  Symmetric in the pairing of ``t`` with ``dP``, so it is its own transpose."""
+def axes_last(x, axis=None):
+    """``x`` with the axes of a reduction along ``axis`` (all for None) moved last and merged into one:
+    shape ``(kept..., n)``.  Linear; ``axes_back`` is its inverse (and its transpose)."""
     x = np.asarray(x)
-    t = np.broadcast_to(t, x.shape)
-    axes = tuple(range(x.ndim)) if axis is None else (axis,) if np.ndim(axis) == 0 else tuple(axis)
-    axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
-    last = tuple(range(-len(axes), 0))
-    moved_x, moved_t = np.moveaxis(x, axes, last), np.moveaxis(t, axes, last)
-    shape = moved_x.shape
-    xm = moved_x.reshape(shape[: x.ndim - len(axes)] + (-1,))
-    tm = moved_t.reshape(xm.shape)
-    n = xm.shape[-1]
-    eye = np.eye(n, dtype=bool)
-    rows = np.where(eye, 1.0, xm[..., None, :])  # row i: x with x[i] replaced by 1
-    q = _prod_others(rows, -1)  # q[i, j] = prod(x[k], k != i, j) for j != i
-    d = np.sum(np.where(eye, 0.0, q) * tm[..., None, :], axis=-1)
-    return np.moveaxis(d.reshape(shape), last, axes)
+    axes = _axes(x, axis)
+    last = tuple(range(x.ndim - len(axes), x.ndim))
+    moved = np.moveaxis(x, axes, last) if axes != last else x
+    return moved.reshape(moved.shape[: x.ndim - len(axes)] + (math.prod(moved.shape[x.ndim - len(axes) :]),))
+
+
+def axes_back(m, x, axis=None):
+    """The inverse of ``axes_last(x, axis)``: ``m`` (shaped ``(kept..., n)``) back in ``x``'s shape."""
+    shape = _shape(x)
+    axes = _axes(x, axis)
+    kept = [n for i, n in enumerate(shape) if i not in axes]
+    moved = np.reshape(m, tuple(kept) + tuple(shape[a] for a in axes))
+    last = tuple(range(len(shape) - len(axes), len(shape)))
+    return np.moveaxis(moved, last, axes) if axes != last else moved
+
+
+def others_product(m):
+    """``p[..., i]``: the product of the other elements ``m[..., k]``, k != i, along the last axis (the
+    adjoint factor of ``np.prod``), exact with zeros (no division where ``m`` has one)."""
+    m = np.asarray(m)
+    if np.all(m != 0):
+        return np.prod(m, axis=-1, keepdims=True) / m
+    return _prod_others(m, -1)
 
 
 def _prod_others(x, axis):

@@ -22,11 +22,14 @@ __all__ = [
     "untensordot_a",
     "untensordot_b",
     "uneinsum",
+    "pick",
     "unkron_a",
     "unkron_b",
     "mT",
     "cofactor",
-    "invertible",
+    "nonsingular",
+    "signed_minors",
+    "unminors",
     "as_columns",
     "from_columns",
     "phi",
@@ -118,7 +121,20 @@ def _einsum_explicit(args):
 def uneinsum(g, k, *args):
     """Adjoint of the k-th positional argument of ``np.einsum(*args)`` (0 for the first operand of
     the interleaved form, which comes first): the einsum of ``g`` with the other operands into that
-    operand's subscripts, broadcast over indices only it has."""
+    operand's subscripts, broadcast over indices only it has.  One contraction of the slots (the
+    output's and each operand's) into the slot ``k``: ``k = -1`` is the output's slot, where the result
+    is ``np.einsum(*args)`` and ``g`` only gives its type.  The value in slot ``k`` is never read
+    (only its shape and type), so the result is linear in every other slot.  Zeros for a slot of
+    subscripts, and where a slot holds None (the zero tangent of the subscripts string)."""
+    if isinstance(args[0], str):
+        subscripts = k == 0
+    else:  # interleaved: operands at even positions, sublists at odd ones and last (the output's)
+        subscripts = k % 2 == 1 or k == len(args) - 1 and len(args) % 2 == 1
+    if (k != -1 and subscripts) or any(a is None for a in args):
+        target = np.asarray(g if k == -1 else args[k])
+        return np.zeros(target.shape, dtype=target.dtype if target.dtype.kind in "fc" else float)
+    if k == -1:
+        return _real_like(np.einsum(*args), g)
     inputs, output, operands = _einsum_explicit(args)
     if not isinstance(args[0], str):
         k //= 2
@@ -137,6 +153,12 @@ def uneinsum(g, k, *args):
     r = np.einsum(spec, g, *(op for i, op in enumerate(operands) if i != k), optimize=len(others) > 1)
     r = np.expand_dims(r, tuple(i for i, c in enumerate(target) if c not in known))
     return _real_like(unbroadcast(r, x), x)
+
+
+def pick(cond, x, y):
+    """``x`` if ``cond`` else ``y``: a slot of an einsum replaced by an adjoint where the slot is known only
+    at run time (the rules of ``uneinsum``)."""
+    return x if cond else y
 
 
 def _kron_blocks(g, a, b):
@@ -244,12 +266,38 @@ def cofactor(a):
     return phase[..., None, None] * (u * p[..., None, :]) @ vh
 
 
-def invertible(a, what="the second derivative of det at a singular matrix"):
-    """``a`` itself, after checking that each of its matrices is invertible up to rounding: a formula
-    with ``a^-1`` would be wrong (not just inexact) at a singular matrix, so s2sad raises there."""
-    s = np.linalg.svd(a, compute_uv=False)
-    if np.any(s[..., -1] <= s[..., :1].max(initial=0.0) * np.shape(a)[-1] * np.finfo(float).eps * 16):
-        raise ValueError(f"s2sad: {what} is not computed (the matrix is singular)")
+def _removals(n):
+    """``s[i, r, k] = 1`` where row ``k`` is the ``r``-th row left when row ``i`` is removed: (n, n-1, n)."""
+    keep = np.arange(n - 1)
+    return (np.arange(n)[None, None, :] == (keep + (keep >= np.arange(n)[:, None]))[:, :, None]).astype(float)
+
+
+def signed_minors(a):
+    """``m[..., i, j, :, :]``: each matrix of ``a`` without row ``i`` and column ``j``, its first row times
+    ``(-1)**(i + j)``, so that ``det(m) = cofactor(a)`` (Laplace); linear in ``a``."""
+    n = np.shape(a)[-1]
+    s = _removals(n)
+    m = np.einsum("irk,...kl,jcl->...ijrc", s, a, s)
+    if n > 1:
+        m[..., 0, :] *= (-1.0) ** np.add.outer(np.arange(n), np.arange(n))[..., None]
+    return m
+
+
+def unminors(g, a):
+    """Adjoint of ``signed_minors(a)``: each entry of ``g`` back where it came from in ``a``, summed."""
+    n = np.shape(a)[-1]
+    s = _removals(n)
+    if n > 1:
+        g = np.array(g, dtype=np.result_type(g, float))
+        g[..., 0, :] *= (-1.0) ** np.add.outer(np.arange(n), np.arange(n))[..., None]
+    return _real_like(np.einsum("irk,...ijrc,jcl->...kl", s, g, s), a)
+
+
+def nonsingular(a, sign):
+    """``a`` itself, after checking that none of its matrices is singular (where ``sign``, slogdet's, is 0):
+    log|det| is -inf there and the sign jumps, so slogdet has no derivative."""
+    if np.any(np.asarray(sign) == 0):
+        raise ValueError("s2sad: np.linalg.slogdet of a singular matrix (log|det| = -inf) has no derivative")
     return a
 
 

@@ -12,11 +12,15 @@ from s2sad.runtime import (
     eigenvector_adjoint,
     from_columns,
     gap_weighted,
-    invertible,
     mT,
+    nonsingular,
     phi,
+    pick,
     real_matrix,
+    signed_minors,
     symmetrize,
+    uneinsum,
+    unminors,
     unsymmetrize,
     untrace,
 )
@@ -571,11 +575,72 @@ def cofactor_stacked(a):
     return cofactor(a) * a
 
 
-@case("s2sad.runtime.invertible", wellcond(3))
-def invertible_(a):
-    return invertible(a) * a
-
-
 @case("s2sad.runtime.real_matrix", A(3, 2), complex=False)  # refuses complex input
 def real_matrix_(a):
     return real_matrix(a) * a
+
+
+# uneinsum(g, k, *args): the contraction of every slot but the k-th (-1: the output's, g) into slot k
+@case("s2sad.runtime.uneinsum", A(3, 2), A(3, 4), A(4, 2))
+def uneinsum_first(g, a, b):
+    return uneinsum(g, 1, "ij,jk->ik", a, b)
+
+
+@case("s2sad.runtime.uneinsum", A(3, 2), A(3, 4), A(4, 2))
+def uneinsum_second(g, a, b):
+    return uneinsum(g, 2, "ij,jk", a, b) * b
+
+
+@case("s2sad.runtime.uneinsum", A(3, 2), A(3, 4), A(4, 2))
+def uneinsum_output(g, a, b):
+    return uneinsum(g, -1, "ij,jk->ik", a, b) * g
+
+
+@case("s2sad.runtime.uneinsum", A(5, 3), A(2, 1, 3, 4), A(5, 4, 2))
+def uneinsum_broadcast(g, a, b):
+    return uneinsum(g[None, :, :, None] * np.ones((2, 5, 3, 2)), 1, "...ij,...jk->...ik", a, b)
+
+
+@case("s2sad.runtime.uneinsum", A(2, 5), A(2, 3), A(3, 4), A(4, 5))
+def uneinsum_chain(g, a, b, c):
+    return uneinsum(g, 2, "ij,jk,kl->il", a, b, c)
+
+
+@case("s2sad.runtime.uneinsum", A(3), A(2), A(3), A(4))
+def uneinsum_four(g, a, b, c):
+    return uneinsum(g[:, None] * c, 4, "i,j,i,k->jk", a, b, a, c)
+
+
+@case("s2sad.runtime.uneinsum", A(2, 3), A(3, 4), A(4, 2))
+def uneinsum_interleaved(g, a, b):
+    return uneinsum(g, 2, a, [0, 1], b, [1, 2], [2, 0])
+
+
+@case("s2sad.runtime.pick", A(3), A(2))
+def pick_(x, y):
+    return np.sum(pick(True, x, y)) * pick(False, x, y)
+
+
+@case("s2sad.runtime.cofactor", singular(3, 1))
+def cofactor_rank_one(a):  # zero, with a nonzero derivative
+    return cofactor(a)
+
+
+@case("s2sad.runtime.signed_minors", A(2, 3, 3))
+def signed_minors_(a):
+    return signed_minors(a)
+
+
+@case("s2sad.runtime.signed_minors", A(1, 1))
+def signed_minors_one(a):
+    return signed_minors(a) + a
+
+
+@case("s2sad.runtime.unminors", A(3, 3, 2, 2))
+def unminors_(g):
+    return unminors(g, np.zeros((3, 3)))
+
+
+@case("s2sad.runtime.nonsingular", wellcond(3))
+def nonsingular_(a):
+    return nonsingular(a, np.linalg.slogdet(a)[0]) * a

@@ -23,7 +23,6 @@ from s2sad.runtime import (
     unmatmul_y,
     unnorm,
     unpacked_adjoint,
-    unprod,
     unreduce,
     unsqueeze,
     unstack,
@@ -195,20 +194,3 @@ def unkron_b_(g, a, b):
 @case("s2sad.runtime.unpacked_adjoint", A(3), A(3), A(2, 3))
 def unpacked_adjoint_(a, b, x):
     return unpacked_adjoint((a * b, b), x) * x
-
-
-@case("s2sad.runtime.unprod", A(3), A(3, 4))
-def unprod_axis(g, x):
-    return unprod(g, x, np.prod(x, axis=1), 1)
-
-
-@case("s2sad.runtime.unprod", A(), A(2, 3))
-def unprod_all_zeros(g, x):  # zeros in x: the product of the others without division
-    z = x * np.array([0.0, 1.0, 0.0])
-    return unprod(g, z, np.prod(z)) * x
-
-
-@case("s2sad.runtime.unprod", A(1, 4), A(2, 4, 3))
-def unprod_axes_keepdims(g, x):
-    z = x * np.array([1.0, 0.0, 1.0])
-    return unprod(g[..., None], z, np.prod(z, axis=(0, 2), keepdims=True), (0, 2), True)
