@@ -88,12 +88,22 @@ def lambda_tree(fn) -> gast.FunctionDef:
     found = [n for n in walk(module) if isinstance(n, gast.Lambda) and n.lineno == line] if module else []
     names = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
     found = [n for n in found if [a.id for a in n.args.args + n.args.kwonlyargs] == names]
-    if len(found) > 1:
+    if len(found) > 1 and hasattr(code, "co_positions"):
         spots = [(p[0], p[2]) for p in code.co_positions() if None not in p and (p[1], p[3]) > (p[0], p[2])]
         if spots:
             first = min(spots)  # where the body's code starts: inside one lambda's body only
             found.sort(key=lambda n: (n.body.lineno, n.body.col_offset))
             found = [n for n in found if (n.body.lineno, n.body.col_offset) <= first][-1:]
+    elif len(found) > 1:
+        # Python 3.10 records no columns: the lambdas whose source compiles to this code (the same
+        # bytecode, names and constants: any of them is this lambda); none when the file was edited
+        matches = [_matches(fn, text, n) for n in found]
+        if None in matches and True not in matches:
+            raise DifferentiationError(
+                f"{where}: cannot tell apart the lambdas with parameters ({', '.join(names)}) on this line "
+                "on Python 3.10; put them on separate lines or give them different parameter names"
+            )
+        found = [n for n, same in zip(found, matches) if same] or found[:1]
     if not found:
         raise DifferentiationError(
             f"{where}: cannot read the source of this lambda; s2sad needs functions defined in a file "
@@ -101,8 +111,7 @@ def lambda_tree(fn) -> gast.FunctionDef:
         )
     lam = found[0]
     loc = Location(filename)
-    segment = ast.get_source_segment(text, lam, padded=False)
-    if segment is not None and matches_source(fn, [f"def _s2sad_lambda():\n    return ({segment})\n"]) is False:
+    if _matches(fn, text, lam) is False:
         raise DifferentiationError(
             f"{loc.of(lam)}: the source of this lambda in {filename} does not match the code that runs "
             "(was the file edited after it was imported?); reload the module or restart Python"
@@ -115,6 +124,14 @@ def lambda_tree(fn) -> gast.FunctionDef:
     if "type_params" in gast.FunctionDef._fields:
         tree.type_params = []
     return gast.copy_location(tree, lam)
+
+
+def _matches(fn, text: str, lam: gast.Lambda) -> bool | None:
+    """Does the source of ``lam`` in ``text`` compile to ``fn``'s code (None: cannot tell)?"""
+    segment = ast.get_source_segment(text, lam, padded=False)
+    if segment is None:
+        return None
+    return matches_source(fn, [f"def _s2sad_lambda():\n    return ({segment})\n"])
 
 
 def _bind(parsed: Parsed, fn) -> None:

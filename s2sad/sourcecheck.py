@@ -5,6 +5,10 @@ was compiled in (inside a function that binds its closure variables, inside a cl
 class name for private-name mangling and ``super()``, with the file's ``__future__`` flags) and
 compares the result with ``fn.__code__``: bytecode, names, constants (nested code too), arguments.
 True / False, or None when the comparison cannot be made (then nothing is refused).
+Qualified names are the one thing that context changes: Python 3.10 keeps a nested function's,
+lambda's or comprehension's qualified name as a constant of its parent (``f.<locals>.<lambda>``), and
+every version keeps a nested class's; in the reference they start with the reference's own qualified
+name where the real ones start with ``fn``'s, and they are compared with that prefix swapped.
 
 ``transparent(wrapper, wrapped)``: the wrapper's code is ``return func(*args, **kwargs)`` over a
 closure cell holding ``wrapped`` (what ``functools.wraps`` decorators that only pass through are).
@@ -71,7 +75,8 @@ def matches_source(fn, lines: list[str]) -> bool | None:
     found = _find(compiled, code.co_name)
     if found is None:
         return None
-    return _same(found, code)
+    found, qualname = found
+    return _same(found, code, (qualname + ".", getattr(code, "co_qualname", fn.__qualname__) + "."))
 
 
 def _rewritten(code) -> bool:
@@ -114,26 +119,46 @@ def _node(cls, **fields):
 
 
 def _find(code, name):
-    """The outermost code object named ``name`` inside ``code`` (breadth first)."""
-    level = [code]
+    """The outermost code object named ``name`` inside module code ``code`` (breadth first), with its
+    qualified name."""
+    level = [(code, None)]
     while level:
-        nested = [c for parent in level for c in parent.co_consts if isinstance(c, types.CodeType)]
-        for c in nested:
+        nested = []
+        for parent, qualname in level:
+            for c in parent.co_consts:
+                if isinstance(c, types.CodeType):
+                    nested.append((c, _qualname(c, qualname, parent.co_flags)))
+        for c, qualname in nested:
             if c.co_name == name:
-                return c
+                return c, qualname
         level = nested
     return None
 
 
-def _same(a, b) -> bool:
+def _qualname(code, parent: str | None, parent_flags: int) -> str:
+    """``code``'s qualified name (``co_qualname`` from Python 3.11) given its parent's."""
+    if hasattr(code, "co_qualname"):
+        return code.co_qualname
+    if parent is None:
+        return code.co_name
+    # a function's locals are new locals; a class body's are not
+    return f"{parent}.<locals>.{code.co_name}" if parent_flags & inspect.CO_NEWLOCALS else f"{parent}.{code.co_name}"
+
+
+def _same(a, b, prefixes: tuple[str, str]) -> bool:
+    """``a`` (the reference) and ``b`` (the code that runs) are the same code; ``prefixes`` are the
+    qualified-name prefixes of code nested in ``a`` and in ``b``."""
     if any(getattr(a, f) != getattr(b, f) for f in _FIELDS):
         return False
     if a.co_flags & _KIND != b.co_flags & _KIND or len(a.co_consts) != len(b.co_consts):
         return False
+    ours, theirs = prefixes
     for x, y in zip(a.co_consts, b.co_consts):
         if isinstance(x, types.CodeType) and isinstance(y, types.CodeType):
-            if not _same(x, y):
+            if not _same(x, y, prefixes):
                 return False
+        elif type(x) is str and type(y) is str and x.startswith(ours) and y == theirs + x[len(ours) :]:
+            continue  # a nested qualified name
         elif type(x) is not type(y) or (x != y if isinstance(x, frozenset) else repr(x) != repr(y)):
             return False
     return True

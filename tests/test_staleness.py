@@ -365,6 +365,32 @@ def test_edited_helper_file_is_refused(module, tmp_path):
     assert helper.helper(2.0) == 4.0
 
 
+NESTED = """
+    def make(k):
+        def f(x):
+            parts = [k * x for _ in range(2)]
+            return parts[0] * x * (lambda v: 2.0 * v)(1.0)
+        return f
+
+    pair = (lambda x: x ** 3 * 2.0, lambda x: x * x)
+"""
+
+
+def test_edited_nested_function_and_lambda_are_refused(module, tmp_path):
+    # code nested in a function (comprehensions, lambdas) records its qualified name in its parent's
+    # constants on Python 3.10; an edit inside them is still seen on every version
+    m = module(NESTED, name="stale_nested")
+    assert_close(s2sad.grad(m.make(3.0))(1.5), 3.0 * 2.0 * 2 * 1.5)
+    path = tmp_path / "stale_nested.py"
+    path.write_text(path.read_text().replace("2.0 * v", "3.0 * v").replace("x * x)", "x * x * x)"))
+    with pytest.raises(DifferentiationError, match=r"stale_nested\.py.*source of make\.<locals>\.f .*does not"):
+        s2sad.grad(m.make(2.0))
+    with pytest.raises(DifferentiationError, match=r"stale_nested\.py:8:\d+: the source of this lambda"):
+        s2sad.grad(m.pair[1])
+    # the other lambda on the line is unedited: it is found and differentiated
+    assert_close(s2sad.grad(m.pair[0])(1.5), 6.0 * 1.5**2)
+
+
 UNEDITED = '''
     import functools
     import numpy as np
