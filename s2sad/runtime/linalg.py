@@ -15,6 +15,7 @@ import numpy as np
 
 from .arrays import abs_sign
 from .core import unbroadcast, unnorm, unreduce
+from .refusals import refusal
 
 __all__ = [
     "untrace",
@@ -249,7 +250,7 @@ def invertible(a, what="the second derivative of det at a singular matrix"):
     with ``a^-1`` would be wrong (not just inexact) at a singular matrix, so s2sad raises there."""
     s = np.linalg.svd(a, compute_uv=False)
     if np.any(s[..., -1] <= s[..., :1].max(initial=0.0) * np.shape(a)[-1] * np.finfo(float).eps * 16):
-        raise ValueError(f"s2sad: {what} is not computed (the matrix is singular)")
+        raise refusal(f"{what} is not computed (the matrix is singular)")
     return a
 
 
