@@ -9,6 +9,7 @@ f raises none."""
 import math
 import warnings
 
+import mpmath
 import numpy as np
 import pytest
 from fd import assert_close
@@ -67,21 +68,26 @@ def test_python_abs_at_zero_every_order():
     assert _third(abs_cubed)(0.0) == 6.0 and _third(abs_cubed)(-1.0) == -6.0
 
 
+def abs_z_sq(z):
+    return np.abs(z) ** 2
+
+
+def test_complex_abs_second_derivative_at_zero_is_refused():
+    assert s2sad.grad(abs_z_sq)(0j) == 0j
+    assert s2sad.jvp(s2sad.grad(abs_z_sq))(1 + 1j, 1j)[1] == pytest.approx(2 * np.conj(1j))
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: the second derivative of abs"):
+        s2sad.jvp(s2sad.grad(abs_z_sq))(0j, 1 + 0j)
+    with pytest.raises(s2sad.DifferentiationError, match="complex 0"):
+        s2sad.hessian(lambda z: np.sum(np.abs(z) ** 2))(np.array([0j, 1j]))
+
+
 # ---- sinc: exact and stable near 0 at every order ---------------------------------------------------------
 
 
 def _sinc_derivatives(x):
-    """sinc's first three derivatives, exact: near 0 from its Taylor series, elsewhere in closed form."""
-    x = float(x)
-    if abs(x) < 1e-3:
-        p2 = np.pi**2
-        return (-p2 / 3 * x + p2**2 / 30 * x**3, -p2 / 3 + p2**2 / 10 * x**2, p2**2 / 5 * x)
-    a = np.pi * x
-    s, c = np.sin(a), np.cos(a)
-    d1 = (a * c - s) / (np.pi * x**2)
-    d2 = (-(a**2) * s - 2 * a * c + 2 * s) / (np.pi * x**3)
-    d3 = (-(a**3) * c + 3 * a**2 * s + 6 * a * c - 6 * s) / (np.pi * x**4)
-    return d1, d2, d3
+    """sinc's first three derivatives, exact (mpmath at 50 digits: its sincpi is sin(pi x) / (pi x))."""
+    with mpmath.workdps(50):
+        return tuple(float(mpmath.diff(mpmath.sincpi, x, n)) for n in (1, 2, 3))
 
 
 @pytest.mark.parametrize("x", [0.0, -0.0, 1e-12, 1e-9, -1e-6, 1e-4, 3e-3, 0.1, 0.7, -2.5])
