@@ -153,8 +153,25 @@ def _rebuilt(x, items):
 
 def expect_scalar(value, function):
     """grad needs a scalar output; say what to use otherwise."""
-    if not isinstance(value, float) and np.ndim(value) != 0:
-        raise ValueError(
+    if isinstance(value, float):
+        return
+    if is_tree(value):
+        raise _refusal(
+            f"grad needs a scalar output; {function} returns a {type(value).__name__}: return one number "
+            "(s2sad has no has_aux), or use s2sad.vjp with a seed of the same structure, or s2sad.jacobian"
+        )
+    if np.ndim(value) != 0:
+        raise _refusal(
             f"grad({function}) needs {function} to return a scalar, but it returned an array of shape "
             f"{np.shape(value)}; use s2sad.vjp with a seed of that shape, or s2sad.jacobian"
         )
+
+
+def _refusal(message):
+    """A ``DifferentiationError`` at the user's line (``runtime/refusals.py``); a ``ValueError`` in a
+    ``--standalone`` module run where s2sad is not installed."""
+    try:
+        from s2sad.runtime.refusals import refusal
+    except ImportError:
+        return ValueError(f"s2sad: {message}")
+    return refusal(message)

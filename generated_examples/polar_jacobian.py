@@ -19,6 +19,8 @@ def jacobian_polar_forward(p):
     for e in unit_tangents(p):
         out, dout = jvp_polar(p, dp=e)
         columns.append(dout)
+    if not columns:
+        out, dout = jvp_polar(p, dp=zeros_like(p))
     jp = jacobian_of_columns(columns, out, p)
     return jp
 

@@ -2,7 +2,7 @@
 # Regenerate with: s2sad generated_examples/rosenbrock.py:rosenbrock --mode hessian -o generated_examples/rosenbrock_hessian.py
 # Comments `# <your code>  (file:line)` name the line each block of code differentiates.
 
-from s2sad.runtime import astype_of, broadcast_like, jacobian_of_columns, unbroadcast, unit_tangents, unreduce, zeros_like
+from s2sad.runtime import astype_of, broadcast_like, jacobian_of_columns, pow_deriv, unbroadcast, unit_tangents, unreduce, zeros_like
 
 
 def hessian_rosenbrock(x):
@@ -10,6 +10,8 @@ def hessian_rosenbrock(x):
     for e in unit_tangents(x):
         out, dout = jvp_drosenbrock_dx(x, dx=e)
         columns.append(dout)
+    if not columns:
+        out, dout = jvp_drosenbrock_dx(x, dx=zeros_like(x))
     jx = jacobian_of_columns(columns, out, x)
     return jx
 
@@ -23,7 +25,7 @@ def jvp_drosenbrock_dx(x, dx, bout=1.0):
     v = x[:u]
     dv = dx[:u]
     w = v ** 2
-    dw = dv * 2 * v
+    dw = dv * pow_deriv(v, 2, 1)
     a = t - w
     da = dt - dw
     # b = 1.0 - x[:-1]  (rosenbrock.py:8)
@@ -70,10 +72,10 @@ def jvp_drosenbrock_dx(x, dx, bout=1.0):
     du3 = unbroadcast(dba1, w)
     bw = -u3
     dbw = -du3
-    v3 = bw * 2
-    dv3 = dbw * 2
-    bv = v3 * v
-    dbv = dv3 * v + v3 * dv
+    v3 = pow_deriv(v, 2, 1)
+    dv3 = dv * pow_deriv(v, 2, 2)
+    bv = bw * v3
+    dbv = dbw * v3 + bw * dv3
     w3 = bx[:u]
     dw3 = dbx[:u]
     t4 = w3 + bv

@@ -60,6 +60,8 @@ def jacobian_forward(fname, jvp, sig, wrt, tangents, many):
             f"    for {e} in unit_tangents({w}):",
             f"        {out}, {dout} = {jvp}({args}, {t}={e}{others})",
             f"        {cols}.append({dout})",
+            f"    if not {cols}:",  # an empty argument: no column, one JVP for the output's shape
+            f"        {out}, {dout} = {jvp}({args}, {t}=zeros_like({w}){others})",
             f"    {jw} = jacobian_of_columns({cols}, {out}, {w})",
         ]
         results.append(jw)

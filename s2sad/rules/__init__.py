@@ -3,6 +3,7 @@
 from . import (  # noqa: F401
     arithmetic,
     containers,
+    elementary,
     fft,
     linalg,
     linalg_helpers,

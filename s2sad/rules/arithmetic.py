@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from ..runtime import unmatmul_x, unmatmul_y  # noqa: F401  (names used in templates)
+from ..runtime import pow_deriv, unmatmul_x, unmatmul_y  # noqa: F401  (names used in templates)
 from .registry import ELEMENTWISE, forward_rule, reverse_rule
 
 # fmt: off
@@ -61,13 +61,13 @@ def truediv(z, x, y):
 
 @reverse_rule(operator.pow, np.power, kind=ELEMENTWISE)
 def pow(z, x, y):
-    bx += bz * y * x ** (y - 1)
+    bx += bz * pow_deriv(x, y, 1)
     by += bz * np.where(z == 0, 0.0, z * np.log(x))
 
 
 @forward_rule(operator.pow, np.power, kind=ELEMENTWISE)
 def pow(z, x, y):
-    dz = dx * y * x ** (y - 1) + dy * np.where(z == 0, 0.0, z * np.log(x))
+    dz = dx * pow_deriv(x, y, 1) + dy * np.where(z == 0, 0.0, z * np.log(x))
 
 
 @reverse_rule(operator.mod, np.remainder, kind=ELEMENTWISE)

@@ -1,8 +1,14 @@
 """The ``math`` module: scalar functions of Python floats.  Derivatives use ``math`` too, so
-scalar code stays plain float arithmetic."""
+scalar code stays plain float arithmetic, except where a derivative is infinite or undefined at a point
+where ``f`` is not (``sqrt``, ``asin``, ``acos`` at the ends of their domains, ``atan2``/``hypot`` at
+(0, 0), ``pow``): there ``np.divide`` and ``pow_deriv`` give NumPy's inf or nan instead of Python's
+ZeroDivisionError or math domain error."""
 
 import math
 
+import numpy as np
+
+from ..runtime import abs_sign, pow_deriv  # noqa: F401  (names used in templates)
 from .registry import SCALAR, forward_rule, reverse_rule
 
 # fmt: off
@@ -71,12 +77,12 @@ def log(y, x, base):
 
 @reverse_rule(math.sqrt, kind=SCALAR)
 def sqrt(y, x):
-    bx += by / (2 * y)
+    bx += np.divide(by, 2 * y)
 
 
 @forward_rule(math.sqrt, kind=SCALAR)
 def sqrt(y, x):
-    dy = dx / (2 * y)
+    dy = np.divide(dx, 2 * y)
 
 
 @reverse_rule(math.tanh, kind=SCALAR)
@@ -111,22 +117,22 @@ def cosh(y, x):
 
 @reverse_rule(math.asin, kind=SCALAR)
 def asin(y, x):
-    bx += by / math.sqrt(1 - x * x)
+    bx += np.divide(by, math.sqrt(1 - x * x))
 
 
 @forward_rule(math.asin, kind=SCALAR)
 def asin(y, x):
-    dy = dx / math.sqrt(1 - x * x)
+    dy = np.divide(dx, math.sqrt(1 - x * x))
 
 
 @reverse_rule(math.acos, kind=SCALAR)
 def acos(y, x):
-    bx -= by / math.sqrt(1 - x * x)
+    bx -= np.divide(by, math.sqrt(1 - x * x))
 
 
 @forward_rule(math.acos, kind=SCALAR)
 def acos(y, x):
-    dy = -dx / math.sqrt(1 - x * x)
+    dy = -np.divide(dx, math.sqrt(1 - x * x))
 
 
 @reverse_rule(math.atan, kind=SCALAR)
@@ -141,34 +147,34 @@ def atan(y, x):
 
 @reverse_rule(math.atan2, kind=SCALAR)
 def atan2(z, y, x):
-    by += bz * x / (x * x + y * y)
-    bx -= bz * y / (x * x + y * y)
+    by += bz * np.divide(x, x * x + y * y)
+    bx -= bz * np.divide(y, x * x + y * y)
 
 
 @forward_rule(math.atan2, kind=SCALAR)
 def atan2(z, y, x):
-    dz = (dy * x - dx * y) / (x * x + y * y)
+    dz = np.divide(dy * x - dx * y, x * x + y * y)
 
 
 @reverse_rule(math.pow, kind=SCALAR)
 def pow(z, x, y):
-    bx += bz * y * math.pow(x, y - 1)
-    by += bz * z * math.log(x)
+    bx += bz * pow_deriv(x, y, 1)
+    by += bz * np.where(z == 0, 0.0, z * np.log(x))
 
 
 @forward_rule(math.pow, kind=SCALAR)
 def pow(z, x, y):
-    dz = dx * y * math.pow(x, y - 1) + dy * z * math.log(x)
+    dz = dx * pow_deriv(x, y, 1) + dy * np.where(z == 0, 0.0, z * np.log(x))
 
 
 @reverse_rule(math.fabs, kind=SCALAR)
 def fabs(y, x):
-    bx += by * math.copysign(1.0, x)
+    bx += by * abs_sign(x)
 
 
 @forward_rule(math.fabs, kind=SCALAR)
 def fabs(y, x):
-    dy = dx * math.copysign(1.0, x)
+    dy = dx * abs_sign(x)
 
 
 # copysign(x, y) = |x| sign(y): d/dx = sign(x) sign(y) (x != 0); locally constant in y (y != 0)
@@ -184,13 +190,13 @@ def copysign(z, x, y):
 
 @reverse_rule(math.hypot, kind=SCALAR)
 def hypot(z, x, y):
-    bx += bz * x / z
-    by += bz * y / z
+    bx += bz * np.divide(x, z)
+    by += bz * np.divide(y, z)
 
 
 @forward_rule(math.hypot, kind=SCALAR)
 def hypot(z, x, y):
-    dz = (dx * x + dy * y) / z
+    dz = np.divide(dx * x + dy * y, z)
 
 
 @reverse_rule(math.log1p, kind=SCALAR)

@@ -6,7 +6,7 @@ import builtins
 import numpy as np
 
 from .. import runtime
-from ..runtime import abs_sign, match_complex  # noqa: F401  (names used in templates)
+from ..runtime import abs_sign, match_complex, modulus_nonzero, sinc_deriv  # noqa: F401  (names used in templates)
 from .registry import ELEMENTWISE, forward_rule, reverse_rule
 
 # fmt: off
@@ -147,22 +147,22 @@ def absolute(y, x):
 # s = abs_sign(x) = conj(x) / |x| (sign(x) when real): ds = (conj(dx) - s Re(s dx)) / |x|, 0 for real x
 @reverse_rule(runtime.abs_sign, name="s2sad.runtime.abs_sign", kind=ELEMENTWISE)
 def abs_sign_(y, x):
-    bx += match_complex((np.conj(by) - np.real(by * y) * y) / np.where(x == 0, np.inf, np.abs(x)), x)
+    bx += match_complex((np.conj(by) - np.real(by * y) * y) / modulus_nonzero(x), x)
 
 
 @forward_rule(runtime.abs_sign, name="s2sad.runtime.abs_sign", kind=ELEMENTWISE)
 def abs_sign_(y, x):
-    dy = match_complex((np.conj(dx) - y * np.real(y * dx)) / np.where(x == 0, np.inf, np.abs(x)), x)
+    dy = match_complex((np.conj(dx) - y * np.real(y * dx)) / modulus_nonzero(x), x)
 
 
 @reverse_rule(np.fabs, kind=ELEMENTWISE)
 def fabs(y, x):
-    bx += by * np.sign(x)
+    bx += by * abs_sign(x)
 
 
 @forward_rule(np.fabs, kind=ELEMENTWISE)
 def fabs(y, x):
-    dy = dx * np.sign(x)
+    dy = dx * abs_sign(x)
 
 
 @reverse_rule(np.log1p, kind=ELEMENTWISE)
@@ -278,13 +278,14 @@ def arctanh(y, x):
 
 @reverse_rule(np.sinc, kind=ELEMENTWISE)
 def sinc(y, x):
-    """sinc(x) = sin(pi x) / (pi x): the derivative (cos(pi x) - sinc(x)) / x is 0 at x == 0."""
-    bx += by * (np.cos(np.pi * x) - y) / np.where(x == 0, 1.0, x)
+    """sinc(x) = sin(pi x) / (pi x): its derivatives of every order by ``sinc_deriv`` (a Taylor series
+    near 0, where the closed form cancels)."""
+    bx += by * sinc_deriv(x, 1)
 
 
 @forward_rule(np.sinc, kind=ELEMENTWISE)
 def sinc(y, x):
-    dy = dx * (np.cos(np.pi * x) - y) / np.where(x == 0, 1.0, x)
+    dy = dx * sinc_deriv(x, 1)
 
 
 @reverse_rule(np.deg2rad, np.radians, kind=ELEMENTWISE)

@@ -7,6 +7,7 @@ helper; each is plain NumPy, small enough to read and to copy.
 
 from .arrays import *  # noqa: F403
 from .core import *  # noqa: F403
+from .elementary import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .pyvalues import *  # noqa: F403
 from .trees import *  # noqa: F403

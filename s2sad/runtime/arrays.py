@@ -7,6 +7,8 @@ belongs to; all are plain NumPy.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = [
@@ -45,9 +47,12 @@ def match_complex(g, x):
 
 def abs_sign(x):
     """d|x| as a factor of dx, as JAX and autograd take it (d|x| = Re(abs_sign(x) * dx)): ``sign(x)`` for
-    real ``x``, ``conj(x) / |x|`` for complex ``x``; 0 at 0."""
+    real ``x`` but +1 at 0 and -0.0 (JAX's ``select(x >= 0, 1, -1)``: abs_sign(x)**2 == 1, so the
+    derivatives of |x|**2 and |x|*|x| are exact at 0), ``conj(x) / |x|`` for complex ``x`` (0 at 0)."""
     if not np.iscomplexobj(x):
-        return np.sign(x)
+        if isinstance(x, (int, float)) and not isinstance(x, np.generic):
+            return 1.0 if x >= 0 else -1.0 if x < 0 else math.nan
+        return np.where(x >= 0, 1.0, np.sign(x))
     r = np.abs(x)
     return np.conj(x) / np.where(r == 0, 1.0, r)
 

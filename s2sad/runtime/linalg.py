@@ -15,6 +15,7 @@ import numpy as np
 
 from .arrays import abs_sign
 from .core import unbroadcast, unnorm, unreduce
+from .refusals import refusal
 
 __all__ = [
     "untrace",
@@ -297,7 +298,7 @@ def nonsingular(a, sign):
     """``a`` itself, after checking that none of its matrices is singular (where ``sign``, slogdet's, is 0):
     log|det| is -inf there and the sign jumps, so slogdet has no derivative."""
     if np.any(np.asarray(sign) == 0):
-        raise ValueError("s2sad: np.linalg.slogdet of a singular matrix (log|det| = -inf) has no derivative")
+        raise refusal("np.linalg.slogdet of a singular matrix (log|det| = -inf) has no derivative")
     return a
 
 

@@ -1,0 +1,187 @@
+"""Edge points: exact or refused at 0 and at the ends of domains, in grad, jvp and second order.
+
+Each test compares with the exact value (analytic) at a point where some factor of the chain rule is
+0, inf or undefined (|x| and sinc at 0, x ** p with p in {0, 1}, sqrt at 0, empty arrays), or checks
+that s2sad refuses with the user's ``file:line:col:``.  NaN or inf may appear only where the true
+derivative or f has them, and never a Python exception (ZeroDivisionError, math domain error) where
+f raises none."""
+
+import math
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+from fd import assert_close
+
+import s2sad
+
+
+def _quiet(fn, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args)
+
+
+def _third(f):
+    return s2sad.grad(s2sad.grad(s2sad.grad(f)))
+
+
+# ---- |x| at 0: d|x| = +1 there for reals (JAX's convention), so |x|**2 is exact at every order -----------
+
+
+def abs_sq(x):
+    return np.sum(np.abs(x) ** 2)
+
+
+def abs_times_abs(x):
+    return np.sum(np.abs(x) * np.abs(x))
+
+
+def absolute_sq(x):
+    return np.sum(np.absolute(x) ** 2 + np.fabs(x) ** 2)
+
+
+def builtin_abs_sq(x):
+    return abs(x) ** 2 + math.fabs(x) ** 2
+
+
+def abs_cubed(x):
+    return abs(x) ** 3
+
+
+@pytest.mark.parametrize("f", [abs_sq, abs_times_abs, absolute_sq])
+def test_abs_squared_hessian_at_zero(f):
+    x = np.array([0.0, 1.0, -0.0, -2.0])
+    scale = 2.0 if f is absolute_sq else 1.0
+    assert_close(s2sad.hessian(f)(x), 2 * scale * np.eye(4))
+    assert_close(s2sad.grad(f)(x), 2 * scale * x)
+    assert_close(s2sad.hvp(f)(x, np.ones(4)), 2 * scale * np.ones(4))
+
+
+def test_python_abs_at_zero_every_order():
+    assert s2sad.grad(abs)(0.0) == 1.0 and s2sad.grad(math.fabs)(-0.0) == 1.0
+    assert s2sad.grad(builtin_abs_sq)(0.0) == 0.0
+    assert s2sad.hessian(builtin_abs_sq)(0.0) == 4.0
+    assert s2sad.jvp(s2sad.grad(builtin_abs_sq))(0.0, 1.0)[1] == 4.0
+    assert s2sad.hessian(abs_cubed)(0.0) == 0.0
+    assert _third(abs_cubed)(0.0) == 6.0 and _third(abs_cubed)(-1.0) == -6.0
+
+
+def abs_z_sq(z):
+    return np.abs(z) ** 2
+
+
+def test_complex_abs_second_derivative_at_zero_is_refused():
+    assert s2sad.grad(abs_z_sq)(0j) == 0j
+    assert s2sad.jvp(s2sad.grad(abs_z_sq))(1 + 1j, 1j)[1] == pytest.approx(2 * np.conj(1j))
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: the second derivative of abs"):
+        s2sad.jvp(s2sad.grad(abs_z_sq))(0j, 1 + 0j)
+    with pytest.raises(s2sad.DifferentiationError, match="complex 0"):
+        s2sad.hessian(lambda z: np.sum(np.abs(z) ** 2))(np.array([0j, 1j]))
+
+
+# ---- sinc: exact and stable near 0 at every order ---------------------------------------------------------
+
+
+def _sinc_derivatives(x):
+    """sinc's first three derivatives, exact (mpmath at 50 digits: its sincpi is sin(pi x) / (pi x))."""
+    with mpmath.workdps(50):
+        return tuple(float(mpmath.diff(mpmath.sincpi, x, n)) for n in (1, 2, 3))
+
+
+@pytest.mark.parametrize("x", [0.0, -0.0, 1e-12, 1e-9, -1e-6, 1e-4, 3e-3, 0.1, 0.7, -2.5])
+def test_sinc_derivatives_near_zero(x):
+    d1, d2, d3 = _sinc_derivatives(x)
+    assert s2sad.grad(np.sinc)(x) == pytest.approx(d1, rel=1e-9, abs=1e-12)
+    assert s2sad.hessian(np.sinc)(x) == pytest.approx(d2, rel=1e-9, abs=1e-12)
+    assert s2sad.jvp(s2sad.grad(np.sinc))(x, 1.0)[1] == pytest.approx(d2, rel=1e-9, abs=1e-12)
+    assert _third(np.sinc)(x) == pytest.approx(d3, rel=1e-7, abs=1e-9)
+
+
+def test_sinc_arrays():
+    x = np.array([0.0, 1e-9, 0.5])
+    expected = np.array([_sinc_derivatives(v)[1] for v in x])
+    assert_close(s2sad.hessian(lambda v: np.sum(np.sinc(v)))(x), np.diag(expected), rtol=1e-9, atol=1e-12)
+
+
+# ---- powers with constant exponents: p * x ** (p - 1) is 0 when p == 0, never 0 * inf ------------------
+
+
+def test_constant_powers_at_zero():
+    zeros = np.zeros(2)
+    assert_close(s2sad.grad(lambda x: np.sum(x**0))(zeros), zeros)
+    assert_close(s2sad.hessian(lambda x: np.sum(x**0))(zeros), np.zeros((2, 2)))
+    assert_close(s2sad.hessian(lambda x: np.sum((x**2) ** 1.0))(np.zeros(1)), [[2.0]])
+    assert_close(s2sad.hessian(lambda x: np.sum(np.power(x, 1)))(zeros), np.zeros((2, 2)))
+    assert_close(s2sad.hessian(lambda x: np.sum(x**3))(zeros), np.zeros((2, 2)))
+    assert _third(lambda x: x**3.0)(0.0) == 6.0
+    assert _third(lambda x: x**2)(0.0) == 0.0
+    assert s2sad.grad(lambda x: x**0)(0.0) == 0.0
+    assert s2sad.grad(lambda x: x**1)(0.0) == 1.0
+    assert s2sad.hessian(lambda x: x**1)(0.0) == 0.0
+    assert s2sad.hessian(lambda x: x**2.0)(0.0) == 2.0
+    assert s2sad.jvp(s2sad.grad(lambda x: x**1))(0.0, 1.0)[1] == 0.0
+    assert s2sad.grad(lambda x: math.pow(x, 0))(0.0) == 0.0
+    assert s2sad.hessian(lambda x: math.pow(x, 1))(0.0) == 0.0
+    assert s2sad.hessian(lambda x: math.pow(x, 2))(0.0) == 2.0
+
+
+def test_powers_with_infinite_derivative_give_numpy_values_not_exceptions():
+    assert _quiet(s2sad.grad(lambda x: x**0.5), 0.0) == np.inf
+    assert _quiet(s2sad.grad(lambda x: math.sqrt(x)), 0.0) == np.inf
+    assert _quiet(s2sad.grad(lambda x: math.pow(x, 0.5)), 0.0) == np.inf
+    assert _quiet(s2sad.hessian(lambda x: x**1.5), 0.0) == np.inf
+    # 0 * inf: the product rule at a point where one factor's derivative is infinite (JAX gives nan too)
+    assert np.isnan(_quiet(s2sad.grad(lambda x: 0.0 * math.sqrt(x)), 0.0))
+    assert np.isnan(_quiet(s2sad.grad(lambda x: x * math.sqrt(x)), 0.0))
+
+
+def test_power_exponent_derivatives_still_exact():
+    x, y = 1.3, 2.2
+    assert s2sad.grad(lambda a, b: a**b, wrt=1)(x, y) == pytest.approx(x**y * math.log(x))
+    h = s2sad.hessian(lambda v: v[0] ** v[1])(np.array([x, y]))
+    lx = math.log(x)
+    exact = [[y * (y - 1) * x ** (y - 2), x ** (y - 1) * (1 + y * lx)], [x ** (y - 1) * (1 + y * lx), x**y * lx**2]]
+    assert_close(h, np.array(exact), rtol=1e-12)
+    assert s2sad.grad(lambda a, b: a**b, wrt=1)(0.0, 2.0) == 0.0
+
+
+# ---- empty arrays, refusals at run time -------------------------------------------------------------------
+
+
+def test_hessian_and_jacobian_of_empty_arrays():
+    h = s2sad.hessian(lambda x: np.sum(x**2))(np.zeros(0))
+    assert h.shape == (0, 0)
+    assert s2sad.jacobian(lambda x: np.sum(x) * np.ones(2), mode="forward")(np.zeros(0)).shape == (2, 0)
+    assert s2sad.jacobian(lambda x: x * 2.0, mode="reverse")(np.zeros((0, 3))).shape == (0, 3, 0, 3)
+
+
+def logdet_of(a):
+    return np.linalg.slogdet(a)[1]
+
+
+def test_det_is_exact_at_a_singular_matrix_and_slogdet_refused_at_the_users_line():
+    # det's second derivative exists at a singular matrix: d2 det / (da_ij da_kl) for 2x2 is constant
+    h = s2sad.hessian(det_of)(np.zeros((2, 2)))
+    expected = np.zeros((2, 2, 2, 2))
+    expected[0, 0, 1, 1] = expected[1, 1, 0, 0] = 1.0
+    expected[0, 1, 1, 0] = expected[1, 0, 0, 1] = -1.0
+    assert np.array_equal(h, expected)
+    # log|det| has none there (it is -inf): refused at run time, naming the user's line
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: .*singular"):
+        s2sad.grad(logdet_of)(np.zeros((2, 2)))
+
+
+def det_of(a):
+    return np.linalg.det(a)
+
+
+def pair(x):
+    return np.sum(x), x
+
+
+@pytest.mark.parametrize("api", [s2sad.grad, s2sad.value_and_grad])
+def test_grad_of_a_tuple_output_is_refused(api):
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: grad needs a scalar output; pair"):
+        api(pair)(np.ones(2))
