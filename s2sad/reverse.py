@@ -151,7 +151,9 @@ class Reverse:
                 out.append(assign(b, own))
             self.owned.add(b)
             self.copied.add(b)
-        if _basic_index(index, self.range_vars) and not _item_index(index):
+        # a lone slice may select items of a list (``l[1:]``, ``parts[::-1]``): add_at adds item by item,
+        # where ``bl[1:] += g`` would extend the list
+        if _basic_index(index, self.range_vars) and not _item_index(index) and not isinstance(index, gast.Slice):
             target = gast.Subscript(value=name(b), slice=index, ctx=gast.Store())
             if var in self.sequences:
                 # items of a list of adjoints: new values, not in-place adds (a real item's adjoint may
