@@ -48,12 +48,14 @@ def _located(stmt, like):
 
 def _needs_work(tree) -> bool:
     for n in walk(tree):
-        if isinstance(n, (gast.ListComp, gast.GeneratorExp, gast.NamedExpr, gast.Delete, gast.With, gast.Starred)):
+        if isinstance(n, (gast.ListComp, gast.DictComp, gast.GeneratorExp, gast.NamedExpr, gast.Delete, gast.With)):
+            return True
+        if isinstance(n, gast.Starred):  # noqa: SIM114
             return True
         if isinstance(n, gast.BoolOp) and not _is_boolean(n):
             return True
         if isinstance(n, gast.Call):
-            if isinstance(n.func, gast.Name) and n.func.id in ("max", "min"):
+            if isinstance(n.func, gast.Name) and n.func.id in ("max", "min", "list", "tuple", "dict"):
                 return True
             if isinstance(n.func, gast.Attribute) and n.func.attr in _METHODS:
                 return True
@@ -265,6 +267,9 @@ class _Desugar:
                 kw.value = self.expr(kw.value, pre, stmt)
             if callee in (builtins.max, builtins.min) and args and not node.keywords:
                 return self.extremum(callee, args, pre, stmt)
+            pairs = self.pairs(callee, node)
+            if pairs is not None:
+                return self.comprehension(pairs, pre, stmt)
             method = node.func.attr if isinstance(node.func, gast.Attribute) else None
             if method in _METHODS and _is_local_value(node.func.value, self.ns):
                 helper = _METHODS[method]
@@ -286,7 +291,9 @@ class _Desugar:
             node.left = self.expr(node.left, pre, stmt)
             node.comparators[0] = self.expr(node.comparators[0], pre, stmt)
             return node
-        if isinstance(node, (gast.Lambda, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
+        if isinstance(node, gast.DictComp):
+            return self.comprehension(node, pre, stmt)
+        if isinstance(node, (gast.Lambda, gast.GeneratorExp, gast.SetComp)):
             return node  # its own scope, or lazy: left as it is
         for field in node._fields:
             value = getattr(node, field, None)
@@ -352,10 +359,40 @@ class _Desugar:
         pre.append(_located(gast.Assign(targets=[target], value=seq, type_comment=None), stmt))
         return [name(i) for i in items]
 
+    def pairs(self, callee, call):
+        """``list(enumerate(a))``, ``tuple(zip(a, b))``, ``dict(zip(keys, a))``: the comprehension that
+        builds the same value (``[(i, v) for i, v in enumerate(a)]``, ``{k: v for k, v in ...}``), whose
+        loop is one ``anf`` differentiates; None for other calls."""
+        if callee not in (builtins.list, builtins.tuple, builtins.dict) or len(call.args) != 1 or call.keywords:
+            return None
+        inner = call.args[0]
+        maker = self.ns.lookup(inner.func) if isinstance(inner, gast.Call) else None
+        if maker not in (enumerate, zip) or inner.keywords or any(isinstance(a, gast.Starred) for a in inner.args):
+            return None
+        width = 2 if maker is enumerate else len(inner.args)
+        if callee is builtins.dict and width != 2:
+            return None  # refused by anf, naming dict
+        parts = [self.fresh("part") for _ in range(width)]
+        target = gast.Tuple(elts=[name(p, gast.Store()) for p in parts], ctx=gast.Store())
+        generators = [gast.comprehension(target=target, iter=inner, ifs=[], is_async=0)]
+        if callee is builtins.dict:
+            return gast.DictComp(key=name(parts[0]), value=name(parts[1]), generators=generators)
+        elt = gast.Tuple(elts=[name(p) for p in parts], ctx=gast.Load())
+        comp = gast.ListComp(elt=elt, generators=generators)
+        if callee is builtins.list:
+            return comp
+        return gast.Call(func=call.func, args=[comp], keywords=[])  # tuple of the list: a rule
+
     def comprehension(self, node, pre, stmt, into=None):
-        """``[elt for ... if ...]`` as loops appending to a fresh list (or ``into``), run before ``stmt``."""
+        """``[elt for ... if ...]`` as loops appending to a fresh list (or ``into``), run before ``stmt``;
+        ``{key: value for ...}`` as loops writing ``d[key] = value`` into a fresh dict."""
+        if isinstance(node, gast.Call):  # tuple([...]) from ``pairs``
+            node.args = [self.comprehension(node.args[0], pre, stmt)]
+            return node
         result = into or self.fresh("items")
-        pre.append(_located(assign(result, gast.List(elts=[], ctx=gast.Load())), stmt))
+        is_dict = isinstance(node, gast.DictComp)
+        empty = gast.Dict(keys=[], values=[]) if is_dict else gast.List(elts=[], ctx=gast.Load())
+        pre.append(_located(assign(result, empty), stmt))
         renames: dict[str, str] = {}
         loops = []
         for k, gen in enumerate(node.generators):
@@ -368,12 +405,16 @@ class _Desugar:
             target = _renamed(gen.target, renames)
             ifs = [_renamed(c, renames) for c in gen.ifs]
             loops.append((target, iter_, ifs))
-        elt = _renamed(node.elt, renames)
-        append = gast.Expr(
-            value=gast.Call(
-                func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()), args=[elt], keywords=[]
+        if isinstance(node, gast.DictComp):
+            key = gast.Subscript(value=name(result), slice=_renamed(node.key, renames), ctx=gast.Store())
+            append = gast.Assign(targets=[key], value=_renamed(node.value, renames), type_comment=None)
+        else:
+            elt = _renamed(node.elt, renames)
+            append = gast.Expr(
+                value=gast.Call(
+                    func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()), args=[elt], keywords=[]
+                )
             )
-        )
         body = [_located(append, stmt)]
         for target, iter_, ifs in reversed(loops):
             for cond in reversed(ifs):

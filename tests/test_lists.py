@@ -115,3 +115,88 @@ def test_list_slices(f):
 @pytest.mark.parametrize("f", [split_then_slice, split_reversed, appended_list_with_step])
 def test_slices_of_array_lists(f):
     check_all(f, X6.copy() if f is not appended_list_with_step else X3.copy())
+
+
+# ---- list(...), tuple(...), dict(...) around arrays, enumerate and zip (w1_list_enumerate, bug_dict_ctor) --
+
+
+def loop_over_list_of_enumerate(x):
+    s = 0.0
+    for i, v in list(enumerate(x)):
+        s = s + v**2 * (i + 1)
+    return s
+
+
+def list_of_zip(x):
+    items = list(zip(x, x * 2))
+    return sum(a * b for a, b in items) + items[0][0] * items[1][1]
+
+
+def tuple_of_enumerate(x):
+    t = tuple(enumerate(x))
+    return t[0][1] * t[1][1] + t[2][0]
+
+
+def list_of_array(x):
+    t = list(x)
+    return t[0] * t[1] + sum(v**2 for v in reversed(list(x)))
+
+
+def tuple_of_array(x):
+    return sum(v**3 for v in tuple(x))
+
+
+def tuple_of_list(x):
+    t = tuple([x[0], x[1] * 2])
+    return t[0] * t[1]
+
+
+def dict_of_enumerate(x):
+    d = dict(enumerate(x))
+    return d[0] * d[1] + sum(v for k, v in dict(enumerate(x)).items())
+
+
+def dict_of_zip(x):
+    d = dict(zip(["p", "q", "r"], x))
+    return d["p"] * d["q"] + d["r"]
+
+
+def dict_comprehension(x):
+    d = {k: v * 2 for k, v in zip("pqr", x)}
+    return d["p"] * d["q"] + d["r"]
+
+
+def list_of_matrix_rows(x):
+    rows = list(np.reshape(x, (2, 3)))
+    return np.sum(rows[0] * rows[1])
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        loop_over_list_of_enumerate,
+        list_of_zip,
+        tuple_of_enumerate,
+        list_of_array,
+        tuple_of_array,
+        tuple_of_list,
+        dict_of_enumerate,
+        dict_of_zip,
+        dict_comprehension,
+    ],
+)
+def test_sequence_constructors(f):
+    check_all(f, X3.copy())
+
+
+def test_list_of_matrix_rows():
+    check_all(list_of_matrix_rows, X6.copy())
+
+
+def test_enumerate_and_zip_values_are_refused_not_zero():
+    def f(x):
+        e = enumerate(x)
+        return sum(v for i, v in e)
+
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_lists.py:\d+:\d+:.*enumerate"):
+        s2sad.grad(f)(X3.copy())
