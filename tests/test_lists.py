@@ -200,3 +200,19 @@ def test_enumerate_and_zip_values_are_refused_not_zero():
 
     with pytest.raises(s2sad.DifferentiationError, match=r"test_lists.py:\d+:\d+:.*enumerate"):
         s2sad.grad(f)(X3.copy())
+
+
+# ---- a list read at both ends after appends, differentiated twice (bug_gg_index, rr) --------------------
+
+
+def list_read_at_both_ends(x):
+    w = x * 1.0
+    hs = [w]
+    for i in range(2):
+        w = np.sin(w) * x
+        hs.append(w)
+    return np.sum(hs[-1] + hs[0])
+
+
+def test_list_read_at_both_ends():
+    check_all(list_read_at_both_ends, X3.copy())
