@@ -2,7 +2,7 @@
 # Regenerate with: s2sad generated_examples/rosenbrock.py:rosenbrock --mode hessian -o generated_examples/rosenbrock_hessian.py
 # Comments `# <your code>  (file:line)` name the line each block of code differentiates.
 
-from s2sad.runtime import astype_of, broadcast_like, jacobian_of_columns, pow_deriv, unbroadcast, unit_tangents, unreduce, zeros_like
+from s2sad.runtime import add_at, astype_of, jacobian_of_columns, pow_deriv, scatter, tree_add, unbroadcast, unit_tangents, unreduce, zeros_like
 
 
 def hessian_rosenbrock(x):
@@ -29,10 +29,8 @@ def jvp_drosenbrock_dx(x, dx, bout=1.0):
     a = t - w
     da = dt - dw
     # b = 1.0 - x[:-1]  (rosenbrock.py:8)
-    u1 = x[:u]
-    du1 = dx[:u]
-    b = 1.0 - u1
-    db = -du1
+    b = 1.0 - v
+    db = -dv
     # return np.sum(100.0 * a * a + b * b)  (rosenbrock.py:9)
     v1 = 100.0 * a
     dv1 = 100.0 * da
@@ -44,10 +42,8 @@ def jvp_drosenbrock_dx(x, dx, bout=1.0):
     bt2 = unbroadcast(bu2, t2)
     bb = bt2 * b
     dbb = bt2 * db
-    t1 = bt2 * b
-    dt1 = bt2 * db
-    bb1 = bb + t1
-    dbb1 = dbb + dt1
+    bb1 = bb + bb
+    dbb1 = dbb + dbb
     bv1 = bw1 * a
     dbv1 = bw1 * da
     ba = bw1 * v1
@@ -56,38 +52,30 @@ def jvp_drosenbrock_dx(x, dx, bout=1.0):
     dv2 = dbv1 * 100.0
     ba1 = ba + v2
     dba1 = dba + dv2
-    dbu1 = -dbb1
     # b = 1.0 - x[:-1]  (rosenbrock.py:8)
+    bu1 = -bb1
+    dbu1 = -dbb1
     bx = zeros_like(x)
-    w2 = bx[:u]
-    t3 = w2 - bb1
-    dt3 = broadcast_like(dbu1, t3)
-    bx[:u] = t3
-    dbx = zeros_like(bx)
-    dbx[:u] = dt3
+    w2 = slice(None, u, None)
+    bx1 = add_at(bx, w2, bu1)
+    dbx1 = tree_add(0.0, scatter(dbu1, bx, w2))
     # a = x[1:] - x[:-1] ** 2  (rosenbrock.py:7)
     bt = unbroadcast(ba1, t)
     dbt = unbroadcast(dba1, t)
-    u3 = unbroadcast(ba1, w)
-    du3 = unbroadcast(dba1, w)
-    bw = -u3
-    dbw = -du3
-    v3 = pow_deriv(v, 2, 1)
-    dv3 = dv * pow_deriv(v, 2, 2)
-    bv = bw * v3
-    dbv = dbw * v3 + bw * dv3
-    w3 = bx[:u]
-    dw3 = dbx[:u]
-    t4 = w3 + bv
-    dt4 = dw3 + dbv
-    bx[:u] = t4
-    dbx[:u] = dt4
-    u4 = bx[1:]
-    du4 = dbx[1:]
-    v4 = u4 + bt
-    dv4 = du4 + dbt
-    bx[1:] = v4
-    dbx[1:] = dv4
-    out = astype_of(bx, x)
-    dout = astype_of(dbx, x)
+    t3 = unbroadcast(ba1, w)
+    dt3 = unbroadcast(dba1, w)
+    bw = -t3
+    dbw = -dt3
+    u3 = pow_deriv(v, 2, 1)
+    du3 = dv * pow_deriv(v, 2, 2)
+    bv = bw * u3
+    dbv = dbw * u3 + bw * du3
+    v3 = slice(None, u, None)
+    bx2 = add_at(bx1, v3, bv)
+    dbx2 = tree_add(dbx1, scatter(dbv, bx1, v3))
+    w3 = slice(1, None, None)
+    bx3 = add_at(bx2, w3, bt)
+    dbx3 = tree_add(dbx2, scatter(dbt, bx2, w3))
+    out = astype_of(bx3, x)
+    dout = astype_of(dbx3, x)
     return out, dout

@@ -61,7 +61,7 @@ def _needs_work(tree, ns) -> bool:
         if isinstance(n, gast.BoolOp) and not _is_boolean(n):
             return True
         if isinstance(n, gast.Call):
-            if isinstance(n.func, gast.Name) and n.func.id in ("max", "min"):
+            if isinstance(n.func, gast.Name) and n.func.id in ("max", "min", "list", "tuple", "dict"):
                 return True
             if isinstance(n.func, gast.Attribute) and n.func.attr in _METHODS:
                 return True
@@ -277,6 +277,9 @@ class _Desugar:
                 kw.value = self.expr(kw.value, pre, stmt)
             if callee in (builtins.max, builtins.min) and args and not node.keywords:
                 return self.extremum(callee, args, pre, stmt)
+            pairs = self.pairs(callee, node)
+            if pairs is not None:
+                return self.comprehension(pairs, pre, stmt)
             method = node.func.attr if isinstance(node.func, gast.Attribute) else None
             if method in _METHODS and _is_local_value(node.func.value, self.ns):
                 helper = _METHODS[method]
@@ -314,7 +317,11 @@ class _Desugar:
         ``items()``/``keys()``/``values()`` of a global or closure dict (constants)."""
         if isinstance(it, gast.Name) and it.id in self.dict_params:
             return gast.Call(func=gast.Attribute(value=it, attr="keys", ctx=gast.Load()), args=[], keywords=[])
-        if _global_dict_view(it, self.ns) and self.ns.lookup_name("list") is builtins.list:
+        if (
+            _global_dict_view(it, self.ns)
+            and it.func.value.id not in self.added  # a dict desugar built (``dict(enumerate(x))``) is local
+            and self.ns.lookup_name("list") is builtins.list
+        ):
             return gast.Call(func=name("list"), args=[it], keywords=[])
         return it
 
@@ -374,9 +381,36 @@ class _Desugar:
         pre.append(_located(gast.Assign(targets=[target], value=seq, type_comment=None), stmt))
         return [name(i) for i in items]
 
+    def pairs(self, callee, call):
+        """``list(enumerate(a))``, ``tuple(zip(a, b))``, ``dict(zip(keys, a))``: the comprehension that
+        builds the same value (``[(i, v) for i, v in enumerate(a)]``, ``{k: v for k, v in ...}``), whose
+        loop is one ``anf`` differentiates; None for other calls."""
+        if callee not in (builtins.list, builtins.tuple, builtins.dict) or len(call.args) != 1 or call.keywords:
+            return None
+        inner = call.args[0]
+        maker = self.ns.lookup(inner.func) if isinstance(inner, gast.Call) else None
+        if maker not in (enumerate, zip) or inner.keywords or any(isinstance(a, gast.Starred) for a in inner.args):
+            return None
+        width = 2 if maker is enumerate else len(inner.args)
+        if callee is builtins.dict and width != 2:
+            return None  # refused by anf, naming dict
+        parts = [self.fresh("part") for _ in range(width)]
+        target = gast.Tuple(elts=[name(p, gast.Store()) for p in parts], ctx=gast.Store())
+        generators = [gast.comprehension(target=target, iter=inner, ifs=[], is_async=0)]
+        if callee is builtins.dict:
+            return gast.DictComp(key=name(parts[0]), value=name(parts[1]), generators=generators)
+        elt = gast.Tuple(elts=[name(p) for p in parts], ctx=gast.Load())
+        comp = gast.ListComp(elt=elt, generators=generators)
+        if callee is builtins.list:
+            return comp
+        return gast.Call(func=call.func, args=[comp], keywords=[])  # tuple of the list: a rule
+
     def comprehension(self, node, pre, stmt, into=None):
         """``[elt for ... if ...]`` as loops appending to a fresh list (or ``into``), run before ``stmt``;
         ``{key: value for ... if ...}`` as loops writing ``result[key] = value`` into a fresh dict."""
+        if isinstance(node, gast.Call):  # tuple([...]) from ``pairs``
+            node.args = [self.comprehension(node.args[0], pre, stmt)]
+            return node
         is_dict = isinstance(node, gast.DictComp)
         result = into or self.fresh("items")
         empty = gast.Dict(keys=[], values=[]) if is_dict else gast.List(elts=[], ctx=gast.Load())

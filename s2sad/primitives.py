@@ -233,7 +233,9 @@ def _with_rule(fn, stmt, args, keywords, what) -> Op:
     return Op(kind, stmt, rule=rule, fn=fn, args=args, keywords=keywords, what=what)
 
 
-_NONDIFF_BUILTINS = {len, range, isinstance, print, type, id, hash, enumerate, zip, np.shape, np.ndim, np.size}
+# enumerate and zip are not here: their values carry derivatives (loops over them are lowered by anf, and
+# list(...)/tuple(...)/dict(...) of them by desugar); used any other way with differentiated values, refused
+_NONDIFF_BUILTINS = {len, range, isinstance, print, type, id, hash, np.shape, np.ndim, np.size}
 _LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
 
 

@@ -72,6 +72,12 @@ class Reverse:
         self.sites, self.remat, self.remat_before = plan.sites, plan.remat, plan.remat_before
         self.fresh_arrays, self.stack_lists, self.range_vars = plan.fresh_arrays, plan.stack_lists, plan.range_vars
         self.remat_copies: list = []  # (recomputation, variable): dropped if the adjoint never reads it
+        # lists read by index (``hs[0]``): they may hold items besides those the adjoint pushes and pops
+        self.indexed_lists = {
+            n.value.id
+            for n in walk(tree)
+            if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and n.value.id in self.stack_lists
+        }
         self._adj: dict[str, str] = {}
         self.live: set[str] = set()
         self.owned: set[str] = set()
@@ -151,7 +157,9 @@ class Reverse:
                 out.append(assign(b, own))
             self.owned.add(b)
             self.copied.add(b)
-        if _basic_index(index, self.range_vars) and not _item_index(index):
+        # a lone slice may select items of a list (``l[1:]``, ``parts[::-1]``): add_at adds item by item,
+        # where ``bl[1:] += g`` would extend the list
+        if _basic_index(index, self.range_vars) and not _item_index(index) and not isinstance(index, gast.Slice):
             target = gast.Subscript(value=name(b), slice=index, ctx=gast.Store())
             if var in self.sequences:
                 # items of a list of adjoints: new values, not in-place adds (a real item's adjoint may
@@ -180,7 +188,10 @@ class Reverse:
         b = self.adj(var)
         self.live.add(b)
         self.owned.add(b)
-        if var in self.stack_lists:  # a list used as a stack (x = lst.pop()): its adjoint is one too
+        if var in self.stack_lists:  # a list used as a stack (x = lst.pop()): its adjoint is one too, with
+            # a zero for each item it may hold here when it is read by index (``hs = [w]``, then ``hs[0]``)
+            if var in self.indexed_lists:
+                return assign(b, _call("zeros_like", name(var)))
             return assign(b, gast.List(elts=[], ctx=gast.Load()))
         if self.shapes.is_scalar(name(var)):
             return assign(b, const(0.0))

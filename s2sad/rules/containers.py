@@ -1,6 +1,9 @@
-"""Rules for containers (pytrees): attribute reads of NamedTuples and dataclasses (``getattr``), and
+"""Rules for containers (pytrees): attribute reads of NamedTuples and dataclasses (``getattr``), the
+builtins ``list(x)`` and ``tuple(x)`` (of an array: its rows; of a list or tuple: its items), and
 the runtime helpers generated code uses for dicts, lists and tuples (``set_item``, ``item_of``,
 ``tree_add``, ``copy_dict``).  An adjoint or tangent of a container has the container's structure."""
+
+import builtins
 
 import numpy as np  # noqa: F401
 
@@ -15,6 +18,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     set_item,
     set_tangent,
     tree_add,
+    unpacked_adjoint,
     unset_item,
     zeros_like,
 )
@@ -22,6 +26,27 @@ from .registry import forward_rule, nondifferentiable, reverse_rule
 
 nondifferentiable(runtime.keys_of, name="s2sad.runtime.keys_of")
 nondifferentiable(runtime.unit_tangents, name="s2sad.runtime.unit_tangents")
+
+
+# list(x), tuple(x): the items of x (the rows of an array, the keys of a dict: no derivative)
+@reverse_rule(builtins.list)
+def list_(y, x=()):
+    bx += unpacked_adjoint(by, x)
+
+
+@forward_rule(builtins.list)
+def list_(y, x=()):
+    dy = list(dx)
+
+
+@reverse_rule(builtins.tuple)
+def tuple_(y, x=()):
+    bx += unpacked_adjoint(by, x)
+
+
+@forward_rule(builtins.tuple)
+def tuple_(y, x=()):
+    dy = tuple(dx)
 
 
 @reverse_rule(getattr)

@@ -11,7 +11,16 @@ import math
 
 import numpy as np
 
-from .trees import _is_plain_object, _refuse_object, add_item, is_tree, tree_add, tree_astype, tree_zeros
+from .trees import (
+    _is_plain_object,
+    _is_zero_number,
+    _refuse_object,
+    add_item,
+    is_tree,
+    tree_add,
+    tree_astype,
+    tree_zeros,
+)
 
 __all__ = [
     "broadcast_like",
@@ -381,12 +390,13 @@ def unsum_items(g, items):
 
 def add_seq(a, b):
     """Accumulate adjoints of lists/tuples element by element (a number for either is a zero: a
-    tangent of ``add_seq`` with one zero operand)."""
-    if not isinstance(a, (list, tuple)):
+    tangent of ``add_seq`` with one zero operand; an array for either, the adjoint of a tuple of
+    numbers, adds its items)."""
+    if _is_zero_number(a) or a is None:
         return list(b)
-    if not isinstance(b, (list, tuple)):
+    if _is_zero_number(b) or b is None:
         return list(a)
-    return [tree_add(p, q) for p, q in zip(a, b)]
+    return [tree_add(p, q) for p, q in zip(a, b)]  # an array for either: its rows
 
 
 def copy_input(x):

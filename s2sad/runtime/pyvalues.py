@@ -30,9 +30,16 @@ def index_of_min(items):
 
 
 def unpacked_adjoint(parts, x):
-    """Adjoint of ``a, b, ... = x`` from the adjoints of ``a, b, ...``: stacked into an array when
-    ``x`` is an array (its rows were unpacked), a tuple otherwise (of the rows of ``parts`` when
-    ``parts`` is an array: the adjoint of this function itself)."""
+    """Adjoint of ``a, b, ... = x`` (and of ``list(x)``, ``tuple(x)``) from the adjoints of ``a, b, ...``:
+    stacked into an array when ``x`` is an array (its rows were unpacked), zeros for a dict (its keys
+    were unpacked), a list for a list, a tuple otherwise (of the rows of ``parts`` when ``parts`` is an
+    array: the adjoint of this function itself)."""
     if isinstance(x, np.ndarray):
         return np.stack([np.broadcast_to(p, np.shape(x)[1:]) for p in parts])
+    if isinstance(x, dict):  # its keys were unpacked: no derivative
+        from .core import zeros_like
+
+        return zeros_like(x)
+    if isinstance(x, list):  # a new list: the adjoint sweep may pop items off it
+        return list(parts)
     return tuple(parts)

@@ -35,6 +35,20 @@ class Box:
     b: float
 
 
+@case("list", A(3), A(2, 3))
+def list_of_rows_and_items(x, m):
+    rows = list(m)
+    items = list((x, x * x))
+    return rows[0] * rows[1] * items[1] + items[0]
+
+
+@case("tuple", A(3), A(2, 3))
+def tuple_of_rows_and_items(x, m):
+    rows = tuple(m)
+    items = tuple([x * x, x])
+    return rows[1] * items[0] - rows[0] * items[1]
+
+
 @case("getattr", A(3), A(3))
 def getattr_namedtuple(x, y):
     p = Pair(x, y * x)

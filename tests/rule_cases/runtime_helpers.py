@@ -168,7 +168,8 @@ def own_(g):
 @case("s2sad.runtime.add_seq", A(3), A(2))
 def add_seq_(a, b):
     parts = add_seq([a, b], [a * a, b])
-    return parts[0] * np.sum(parts[1])
+    rows = add_seq([a, a * 2.0], np.stack([a * b[0], a]))  # an array adds its rows
+    return parts[0] * np.sum(parts[1]) + rows[0] * rows[1]
 
 
 @case("s2sad.runtime.untensordot_a", A(3, 2), A(3, 4, 5), A(2, 4, 5))
