@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -113,8 +114,14 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     elif kind in ("hessian", "hvp"):
         if many:
             raise DifferentiationError(f"{kind} takes one argument in wrt; got {names}")
-        gradient = _build(fn, "grad", names[0], False)
-        gen = derive_composite(gradient, names, kind, fname, signature_of=fn)
+        if kind == "hessian" and getattr(fn, "__s2sad_source__", None) is not None:
+            # a generated derivative (a Hessian, a Jacobian, a gradient) may return an array: JAX's
+            # definition, the forward Jacobian of the reverse Jacobian (out.shape + x.shape + x.shape)
+            rows = _build(fn, "jacobian_reverse", names[0], False)
+            gen = derive_composite(rows, names, "jacobian_forward", fname, signature_of=fn)
+        else:
+            gradient = _build(fn, "grad", names[0], False)
+            gen = derive_composite(gradient, names, kind, fname, signature_of=fn)
     else:
         gen = derive_composite(fn, names, kind, fname, as_tuple=many)
     text = codegen.module_source(gen.functions)  # with source-map comments
@@ -125,6 +132,8 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     found = live.checks(origins, steered)
     found += method_checks(ns for _, ns in gen.origins.values() if ns is not None)
     result = live.guard(impl, found, unwrap(fn), kind)
+    if kind == "vjp":
+        result = _seed_last(result, gen.seed, param_names(fn))
     for f in {impl, result}:
         f.__s2sad_source__ = text
         f.__s2sad_impl__ = impl
@@ -134,6 +143,30 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
         f.__wrapped_function__ = fn
         f._repr_html_ = functools.partial(codegen.to_html, text)  # IPython shows the source
     return result
+
+
+def _seed_last(vjp_fn, seed: str, params):
+    """``vjp(f)(*args, seed)``: the seed is the last positional argument (or ``seed=``, or its own name),
+    also when ``f`` has defaults or keyword-only parameters, which make the generated seed keyword-only."""
+    sig = inspect.signature(vjp_fn)
+    if sig.parameters[seed].kind is not inspect.Parameter.KEYWORD_ONLY:
+        return vjp_fn
+    alias = "seed" if "seed" not in params else seed
+
+    def vjp_entry(*args, **kwargs):
+        if alias in kwargs:
+            kwargs[seed] = kwargs.pop(alias)
+        elif seed not in kwargs:
+            if not args:
+                raise TypeError(f"{vjp_fn.__name__}() needs the seed (shaped like the output) as its last argument")
+            *args, kwargs[seed] = args
+        return vjp_fn(*args, **kwargs)
+
+    vjp_entry.__name__ = vjp_fn.__name__
+    vjp_entry.__qualname__ = vjp_fn.__qualname__
+    vjp_entry.__doc__ = vjp_fn.__doc__
+    vjp_entry.__signature__ = sig
+    return vjp_entry
 
 
 def _entry(kind: str, doc: str):
