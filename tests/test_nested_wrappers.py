@@ -8,6 +8,7 @@ import pytest
 from fd import assert_close, numeric_grad
 
 import s2sad
+from s2sad.errors import DifferentiationError
 
 x = np.array([1.0, 2.0, -0.5])
 
@@ -139,3 +140,32 @@ def test_jacobian_of_a_hessian_through_recursion():
     h = s2sad.hessian(rec_sum)
     for mode in (None, "forward", "reverse"):
         assert_close(s2sad.jacobian(h, mode=mode)(x), numeric_grad(h, [x], 0), rtol=1e-4)
+
+
+def writes_both(x, y):
+    x += y
+    y *= 2
+    return np.sum(x * y)
+
+
+def reads_both(x, y):
+    return np.sum(x * y)
+
+
+@pytest.mark.parametrize("entry", [s2sad.grad, s2sad.value_and_grad, s2sad.jacobian, s2sad.hessian])
+def test_arguments_sharing_memory_with_one_f_writes_into_are_refused(entry):
+    a = np.array([1.0, 2.0])
+    with pytest.raises(DifferentiationError, match=r"test_nested_wrappers\.py:\d+:\d+: .*share memory"):
+        entry(writes_both)(a, a)
+    with pytest.raises(DifferentiationError, match="share memory"):
+        entry(writes_both)(a, a[::-1])
+    b, c = a.copy(), a.copy()
+    expected = numeric_grad(lambda u: writes_both(u.copy(), c.copy()), [b], 0)
+    if entry is s2sad.grad:
+        assert_close(entry(writes_both)(b, c), expected)
+    assert np.array_equal(b, a) and np.array_equal(c, a)
+
+
+def test_arguments_sharing_memory_f_only_reads_are_exact():
+    a = np.array([1.0, 2.0])
+    assert_close(s2sad.grad(reads_both)(a, a), a)
