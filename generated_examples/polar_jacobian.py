@@ -29,7 +29,7 @@ def jacobian_polar_reverse(p):
     out = polar(copy_input(p))
     rows = []
     for e in unit_tangents(out):
-        rows.append(vjp_polar(p, e))
+        rows.append(vjp_polar(p, bout=e))
     return jacobian_of_rows(rows, out, p)
 
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
+
+import gast
+import numpy as np
 
 from . import codegen, live
 from .callables import base_name, method_checks, normalize
@@ -113,8 +117,14 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     elif kind in ("hessian", "hvp"):
         if many:
             raise DifferentiationError(f"{kind} takes one argument in wrt; got {names}")
-        gradient = _build(fn, "grad", names[0], False)
-        gen = derive_composite(gradient, names, kind, fname, signature_of=fn)
+        if kind == "hessian" and getattr(fn, "__s2sad_source__", None) is not None:
+            # a generated derivative (a Hessian, a Jacobian, a gradient) may return an array: JAX's
+            # definition, the forward Jacobian of the reverse Jacobian (out.shape + x.shape + x.shape)
+            rows = _build(fn, "jacobian_reverse", names[0], False)
+            gen = derive_composite(rows, names, "jacobian_forward", fname, signature_of=fn)
+        else:
+            gradient = _build(fn, "grad", names[0], False)
+            gen = derive_composite(gradient, names, kind, fname, signature_of=fn)
     else:
         gen = derive_composite(fn, names, kind, fname, as_tuple=many)
     text = codegen.module_source(gen.functions)  # with source-map comments
@@ -125,6 +135,11 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     found = live.checks(origins, steered)
     found += method_checks(ns for _, ns in gen.origins.values() if ns is not None)
     result = live.guard(impl, found, unwrap(fn), kind)
+    if kind == "vjp":
+        result = _seed_last(result, gen.seed, param_names(fn))
+    written = _written_params(fn, param_names(fn))
+    if written:
+        result = _unaliased(result, written, unwrap(fn))
     for f in {impl, result}:
         f.__s2sad_source__ = text
         f.__s2sad_impl__ = impl
@@ -134,6 +149,104 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
         f.__wrapped_function__ = fn
         f._repr_html_ = functools.partial(codegen.to_html, text)  # IPython shows the source
     return result
+
+
+def _written_params(fn, params) -> set:
+    """The parameters whose memory f may write into (``x += v``, ``x[i] = v``, ``x.append(v)``,
+    also through a local name given ``x`` or a slice of it), read from f's own code."""
+    from .parse import parse_function
+
+    tree = parse_function(fn).tree
+    root = {p: p for p in params}  # name -> the parameter whose memory it may hold
+
+    def base(node):
+        while isinstance(node, (gast.Subscript, gast.Attribute)):
+            node = node.value
+        return root.get(node.id) if isinstance(node, gast.Name) else None
+
+    out = set()
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            r = base(node.value) if isinstance(node.value, (gast.Name, gast.Subscript, gast.Attribute)) else None
+            if r is not None:
+                root[node.targets[0].id] = r
+        targets = (
+            node.targets if isinstance(node, gast.Assign) else [node.target] if isinstance(node, gast.AugAssign) else []
+        )
+        for t in targets:
+            if isinstance(t, gast.Subscript) or isinstance(node, gast.AugAssign):
+                r = base(t)
+                if r is not None:
+                    out.add(r)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
+            r = base(node.func.value)
+            if r is not None and node.func.attr in _MUTATORS:
+                out.add(r)
+    return out
+
+
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill", "update", "resize"}
+
+
+def _arrays(value):
+    if isinstance(value, np.ndarray):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _arrays(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _arrays(v)
+
+
+def _unaliased(deriv, written: set, fn):
+    """``deriv`` refusing arguments that share memory when f writes into one of them: the derivative
+    works on private copies, which cannot share memory as the caller's arrays do."""
+    sig = inspect.signature(deriv)
+
+    def checked(*args, **kwargs):
+        bound = sig.bind_partial(*args, **kwargs).arguments
+        for p in written:
+            for a in _arrays(bound.get(p)):
+                for q, value in bound.items():
+                    others = [b for b in _arrays(value) if b is not a] if q == p else list(_arrays(value))
+                    if any(np.may_share_memory(a, b) and np.shares_memory(a, b) for b in others):
+                        code = fn.__code__
+                        raise DifferentiationError(
+                            f"{code.co_filename}:{code.co_firstlineno}:1: the arguments '{p}' and '{q}' of "
+                            f"{fn.__qualname__} share memory and {fn.__qualname__} writes into '{p}': its "
+                            "derivative works on private copies, which would not share it; pass copies "
+                            f"(np.copy) or change {fn.__qualname__} to build new arrays"
+                        )
+        return deriv(*args, **kwargs)
+
+    checked.__name__, checked.__qualname__, checked.__doc__ = deriv.__name__, deriv.__qualname__, deriv.__doc__
+    checked.__signature__ = sig
+    return checked
+
+
+def _seed_last(vjp_fn, seed: str, params):
+    """``vjp(f)(*args, seed)``: the seed is the last positional argument (or ``seed=``, or its own name),
+    also when ``f`` has defaults or keyword-only parameters, which make the generated seed keyword-only."""
+    sig = inspect.signature(vjp_fn)
+    if sig.parameters[seed].kind is not inspect.Parameter.KEYWORD_ONLY:
+        return vjp_fn
+    alias = "seed" if "seed" not in params else seed
+
+    def vjp_entry(*args, **kwargs):
+        if alias in kwargs:
+            kwargs[seed] = kwargs.pop(alias)
+        elif seed not in kwargs:
+            if not args:
+                raise TypeError(f"{vjp_fn.__name__}() needs the seed (shaped like the output) as its last argument")
+            *args, kwargs[seed] = args
+        return vjp_fn(*args, **kwargs)
+
+    vjp_entry.__name__ = vjp_fn.__name__
+    vjp_entry.__qualname__ = vjp_fn.__qualname__
+    vjp_entry.__doc__ = vjp_fn.__doc__
+    vjp_entry.__signature__ = sig
+    return vjp_entry
 
 
 def _entry(kind: str, doc: str):

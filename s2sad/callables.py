@@ -224,13 +224,20 @@ def primitive_function(prim):
 
 def method_checks(namespaces) -> list:
     """Checks that the methods of user classes called on objects inside the differentiated code
-    (``self.layer(x)``, ``model.predict(x)``) are still the ones their derivatives were made from."""
-    from .live import Check
+    (``self.layer(x)``, ``model.predict(x)``), and the user functions reached through attributes
+    (``helpmod.helper``), are still the ones their derivatives were made from: not rebound, and not
+    shadowed by an instance attribute since."""
+    from .live import ABSENT, Check
+    from .resolve import MISSING
 
     out, seen = [], set()
     for ns in namespaces:
-        for holder, name, entry in ns.methods:
+        found = [(h, n, e) for h, n, e in ns.methods] + list(ns.attributes)
+        for holder, name, entry in found:
             if (id(holder), name) not in seen:
                 seen.add((id(holder), name))
-                out.append(Check("global", holder, name, entry, ns.fn))
+                if entry is MISSING:  # found on the class: must not be shadowed by the object itself
+                    out.append(Check("absent", holder, name, ABSENT, ns.fn))
+                else:
+                    out.append(Check("global", holder, name, entry, ns.fn))
     return out

@@ -466,6 +466,7 @@ def forward(program, wrt, shapes, active, request_jvp, *, fname=None, kwonly=Fal
     tree = program.tree
     for w in wrt:
         fwd.live.add(w)
+        fwd.tan(w)  # named first, in order: a recursive call is made before the body is done (request_jvp)
     # a tangent has its argument's type, as a derivative does (float32 stays float32): cast on entry
     cast = [
         assign(fwd.tan(w), _call("astype_of", name(fwd.tan(w)), name(w)))

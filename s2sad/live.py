@@ -25,6 +25,7 @@ import types
 from .errors import DifferentiationError
 
 _MISSING = object()
+ABSENT = _MISSING  # what an "absent" check expects: the name is not in its holder
 _counter = itertools.count()
 
 
@@ -72,6 +73,8 @@ class Check:
                 return self.holder.cell_contents
             except ValueError:
                 return _MISSING
+        if self.kind == "absent":
+            return self.holder.get(self.name, _MISSING)
         return getattr(self.holder, self.name)
 
     def ok(self) -> bool:
@@ -86,6 +89,8 @@ class Check:
             return f"_s2sad_h{i}[{self.name!r}] is not _s2sad_o{i}"
         if self.kind == "cell":
             return f"_s2sad_h{i}.cell_contents is not _s2sad_o{i}"
+        if self.kind == "absent":
+            return f"{self.name!r} in _s2sad_h{i}"
         return f"_s2sad_h{i}.{self.name} is not _s2sad_o{i}"
 
     def message(self, fn, kind: str) -> str:
@@ -93,11 +98,13 @@ class Check:
         made = f"{kind}({fn.__name__})"
         if self.kind == "defaults":
             what = f"the defaults of {self.holder.__name__} changed"
+        elif self.kind == "code":
+            what = f"the code of {self.holder.__name__} changed ({self.holder.__name__}.__code__ was replaced)"
         else:
             what = f"'{self.name}' was redefined"
         return (
             f"{where}: {what} after {made} was made (its derivative code was generated for the old "
-            f"{'defaults' if self.kind == 'defaults' else 'object'}); call s2sad.{made} again"
+            f"{ {'defaults': 'defaults', 'code': 'code'}.get(self.kind, 'object') }); call s2sad.{made} again"
         )
 
 
@@ -146,6 +153,7 @@ def checks(origins, steered) -> list[Check]:
             if getattr(origin, attr) is not None:
                 check = Check("defaults", origin, attr, getattr(origin, attr), origin)
                 add(check)
+        add(Check("code", origin, "__code__", origin.__code__, origin))  # IPython's autoreload replaces it
     return out
 
 

@@ -21,6 +21,7 @@ from .callables import base_name
 from .desugar import desugar
 from .ir import targets, walk, walk_stmts
 from .lower_control import lower_control
+from .naming import Names
 from .optimize import optimize
 from .parse import parse_function
 from .program import Program
@@ -45,6 +46,7 @@ class Generated:
     namespace: dict = field(default_factory=dict)  # objects s2sad itself puts into the module
     origins: dict = field(default_factory=dict)  # generated function name -> (user function, Namespace | None)
     entry: str = ""
+    seed: str = ""  # a VJP's seed parameter
 
     def source(self, header: str = "", imports=None) -> str:
         return codegen.module_source(self.functions, header, imports)
@@ -104,6 +106,7 @@ class _Session:
 
     def add_origin(self, fname: str, prep: Prepared):
         self.gen.origins[fname] = (prep.fn, prep.ns)
+        self.taken |= prep.ns.free  # a generated function never takes a name the code it differentiates reads
 
     def reverse(self, fn, wrt: tuple, mode: str, fname: str, prep: Prepared | None = None, seed=None, as_tuple=False):
         from .reverse import reverse
@@ -135,6 +138,7 @@ class _Session:
         if key in self.requested:
             return self.requested[key]
         prep = prepare(fn)
+        self.taken |= prep.ns.free
         base = f"vjp_{base_name(fn)}" if list(wrt) == param_names(fn) else f"vjp_{base_name(fn)}_{'_'.join(wrt)}"
         fname = self.unique(base)
         out = prep.tree.body[-1].value.id
@@ -169,9 +173,11 @@ class _Session:
         if key in self.requested:
             return self.requested[key]
         prep = prepare(fn)
+        self.taken |= prep.ns.free
         base = f"jvp_{base_name(fn)}" if list(wrt) == param_names(fn) else f"jvp_{base_name(fn)}_{'_'.join(wrt)}"
         fname = self.unique(base)
-        self.requested[key] = (fname, ["d" + w for w in wrt])  # placeholder while recursing
+        probe = Names(prep.names.taken)  # the names forward gives the tangents, for recursive calls
+        self.requested[key] = (fname, [probe.tangent(w) for w in wrt])
         deriv, tangents = self.forward(fn, wrt, fname, prep, kwonly=True)
         self.requested[key] = (fname, tangents)
         self.gen.functions.append(deriv)
@@ -207,10 +213,10 @@ def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = Fal
 
     def reverse_jacobian(name):
         vjp_name = session.unique(f"vjp_{base_name(fn)}")
-        deriv, _ = session.reverse(fn, tuple(wrt), "vjp", vjp_name, as_tuple=as_tuple)
+        deriv, seed = session.reverse(fn, tuple(wrt), "vjp", vjp_name, as_tuple=as_tuple)
         functions.append(deriv)
         session.gen.namespace[primal] = fn
-        return wrappers.jacobian_reverse(name, primal, vjp_name, sig, wrt, as_tuple)
+        return wrappers.jacobian_reverse(name, primal, vjp_name, sig, wrt, as_tuple, seed)
 
     if kind == "jacobian_forward":
         wrapper = [forward_jacobian(fname)]
@@ -245,7 +251,7 @@ def derive(fn, wrt: tuple, mode: str, fname: str, as_tuple: bool = False) -> Gen
     if mode == "jvp":
         deriv, _ = session.forward(fn, wrt, fname, prep)
     else:
-        deriv, _ = session.reverse(fn, wrt, mode, fname, prep, as_tuple=as_tuple)
+        deriv, session.gen.seed = session.reverse(fn, wrt, mode, fname, prep, as_tuple=as_tuple)
     if mode in ("jvp", "vjp"):  # (grad's seed is a number: nothing to share)
         primal = set(param_names(fn))
         inputs = [a.id for a in deriv.args.args + deriv.args.kwonlyargs if a.id not in primal]

@@ -65,6 +65,9 @@ class Namespace:
         self.used: dict[str, object] = {}
         self.free: set[str] = set()
         self.steered: dict[str, object] = {}
+        # (owner's __dict__, attribute, object or MISSING) for each step of a dotted name that reaches
+        # user code (``helpmod.helper``, ``self.act``): rebinding or shadowing it must be noticed
+        self.attributes: list = []
 
     def lookup_name(self, name: str):
         obj = self.user_value(name)
@@ -100,11 +103,31 @@ class Namespace:
         obj = self.lookup_name(root)
         if obj is not _MISSING and not (root in self.scope and self.user_value(root) is _MISSING):
             self.steered[root] = obj  # not the names the passes add (``copy_input``): s2sad's own
+        steps = []
         for attr in attrs:
             if obj is _MISSING:
                 break
+            steps.append((obj, attr))
             obj = getattr(obj, attr, _MISSING)
+        if steps and _is_user_code(obj):
+            for owner, attr in steps:
+                space = getattr(owner, "__dict__", None)
+                if space is not None:
+                    self.attributes.append((space, attr, space.get(attr, _MISSING)))
         return obj
+
+
+def _is_user_code(obj) -> bool:
+    """A user function, a bound method of one, or an instance whose ``__call__`` is one."""
+    import types
+
+    from .primitives import is_user_function
+
+    if isinstance(obj, types.MethodType):
+        obj = obj.__func__
+    elif not isinstance(obj, (types.FunctionType, type)) and not isinstance(obj, types.ModuleType):
+        obj = getattr(type(obj), "__call__", None)  # noqa: B004
+    return is_user_function(obj)
 
 
 def resolve(parsed: Parsed) -> Namespace:

@@ -512,14 +512,54 @@ class Reverse:
         live_else, owned_else = set(self.live), set(self.owned)
         self.depth -= 1
         merged = live_body | live_else
-        body += [self.zero(self._var_of(b)) for b in sorted(merged - live_body)]
-        orelse += [self.zero(self._var_of(b)) for b in sorted(merged - live_else)]
+        body += [self.zero_at_join(stmt, 0, self._var_of(b)) for b in sorted(merged - live_body)]
+        orelse += [self.zero_at_join(stmt, 1, self._var_of(b)) for b in sorted(merged - live_else)]
         # owned after the if only if owned after both branches (an adjoint a branch zeroes is owned there)
         self.owned = (owned_body | (merged - live_body)) & (owned_else | (merged - live_else))
         self.live = merged
         if not body and not orelse:
             return []
         return [gast.If(test=stmt.test, body=body or [gast.Pass()], orelse=orelse)]
+
+    def zero_at_join(self, stmt, side: int, var: str):
+        """The zero adjoint of ``var`` at the end of one branch of ``stmt`` (``side`` 0: body, 1: orelse).
+        Where ``var`` is never bound on that path (every assignment of it sits in the other branch of an
+        earlier ``if`` on the same condition name, outside loops: derivative code differentiated again
+        replays one condition twice), nothing on the path reads its adjoint: it is ``None``."""
+        if isinstance(stmt.test, gast.Name) and not self.program.records[stmt].loops:
+            where = self._only_under().get(var)
+            if where == (stmt.test.id, 1 - side):
+                b = self.adj(var)
+                self.live.add(b)
+                return assign(b, const(None))
+        return self.zero(var)
+
+    def _only_under(self) -> dict:
+        """var -> (condition name, side) when every assignment of ``var`` is in that side of ``if`` s on
+        that condition name, outside loops (and the condition name is assigned once)."""
+        if getattr(self, "_branch_only", None) is None:
+            assigned: dict = {}
+            for s in walk_stmts(self.tree.body):
+                for t in targets(s):
+                    assigned[t] = assigned.get(t, 0) + 1
+            sides: dict = {}
+            for s in walk_stmts(self.tree.body):
+                if isinstance(s, gast.If) and isinstance(s.test, gast.Name) and not self.program.records[s].loops:
+                    for side, block in enumerate((s.body, s.orelse)):
+                        for inner in walk_stmts(block):
+                            for t in targets(inner):
+                                key = (s.test.id, side)
+                                sides.setdefault(t, {}).setdefault(key, 0)
+                                sides[t][key] += 1
+            self._branch_only = {
+                var: next(iter(where))
+                for var, where in sides.items()
+                if len(where) == 1
+                and var not in self.params
+                and next(iter(where.values())) == assigned[var]
+                and assigned.get(next(iter(where))[0]) == 1
+            }
+        return self._branch_only
 
     def _var_of(self, b):
         return next(v for v, a in self._adj.items() if a == b)

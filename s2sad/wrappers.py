@@ -69,8 +69,9 @@ def jacobian_forward(fname, jvp, sig, wrt, tangents, many):
     return _parse("\n".join(lines) + "\n", sig)
 
 
-def jacobian_reverse(fname, primal, vjp, sig, wrt, many):
-    """One VJP per number of the output: the Jacobian row by row."""
+def jacobian_reverse(fname, primal, vjp, sig, wrt, many, seed):
+    """One VJP per number of the output: the Jacobian row by row (the seed ``seed`` passed by name:
+    it follows defaulted parameters, which the wrapper passes by name too)."""
     args = _call_args(sig)
     rows, e, out = (_free(n, sig, (fname, primal, vjp)) for n in ("rows", "e", "out"))
     lines = [
@@ -78,7 +79,7 @@ def jacobian_reverse(fname, primal, vjp, sig, wrt, many):
         f"    {out} = {primal}({_copied_args(sig)})",
         f"    {rows} = []",
         f"    for {e} in unit_tangents({out}):",
-        f"        {rows}.append({vjp}({args}, {e}))",
+        f"        {rows}.append({vjp}({args}, {seed}={e}))",
     ]
     if many:
         lines.append(f"    return jacobian_of_rows({rows}, {out}, ({', '.join(wrt)},))")

@@ -568,3 +568,87 @@ def test_jacobian_and_hvp_read_globals_at_call_time(module):
     m.W = np.array([0.5, 0.25])
     assert_close(s2sad.jacobian(m.f, mode="reverse")(x), np.diag(2 * m.W * x))
     assert_close(hvp(x, v), 6 * m.W * x * v)
+
+
+# ---- what f calls through attributes and code objects: never stale -------------------------------
+def test_method_shadowed_on_the_instance(module):
+    m = module(
+        """
+        import numpy as np
+
+        class Model:
+            def act(self, v):
+                return 2.0 * v
+
+            def loss(self, x):
+                return np.sum(self.act(x) ** 2)
+        """
+    )
+    x = np.array([1.0, 2.0])
+    model, other = m.Model(), m.Model()
+    old = s2sad.grad(model.loss)
+    assert_close(old(x), 8 * x)
+    model.act = lambda v: 3.0 * v
+    assert_close(s2sad.grad(model.loss)(x), numeric_grad(model.loss, [x], 0))
+    assert_close(s2sad.jvp(model.loss)(x, np.array([1.0, 0.0]))[1], 18 * x[0])
+    assert_close(s2sad.hessian(model.loss)(x), 18 * np.eye(2))
+    with pytest.raises(DifferentiationError, match="'act' was redefined"):
+        old(x)
+    assert_close(s2sad.grad(other.loss)(x), 8 * x)
+    del model.act
+    assert_close(s2sad.grad(model.loss)(x), 8 * x)
+
+
+def test_module_attribute_helper_rebound(module):
+    helpers = module(
+        """
+        import numpy as np
+
+        def helper(x):
+            return np.sin(x) * 2.0
+        """
+    )
+    m = module(
+        f"""
+        import numpy as np
+        import {helpers.__name__} as helpmod
+
+        def f(x):
+            return helpmod.helper(x) * 1.0
+        """
+    )
+    old = s2sad.grad(m.f)
+    assert_close(old(0.3), 2 * np.cos(0.3))
+    helpers.helper = np.cos
+    assert_close(s2sad.grad(m.f)(0.3), -np.sin(0.3))
+    with pytest.raises(DifferentiationError, match="'helper' was redefined"):
+        old(0.3)
+
+
+def test_code_replaced_on_f_or_on_a_helper(module):
+    m = module(
+        """
+        def helper(x):
+            return x * x
+
+        def cube(x):
+            return x * x * x
+
+        def f(x):
+            return helper(x) + 0.0
+
+        def g(x):
+            return x * x
+        """
+    )
+    df, dg = s2sad.grad(m.f), s2sad.grad(m.g)
+    assert_close(df(0.7), 1.4)
+    m.helper.__code__ = m.cube.__code__  # what IPython's autoreload does
+    assert_close(s2sad.grad(m.f)(0.7), 3 * 0.49)
+    assert_close(s2sad.hessian(m.f)(0.7), 6 * 0.7)
+    with pytest.raises(DifferentiationError, match="code of helper changed"):
+        df(0.7)
+    m.g.__code__ = m.cube.__code__
+    assert_close(s2sad.grad(m.g)(0.7), 3 * 0.49)
+    with pytest.raises(DifferentiationError, match="code of g changed"):
+        dg(0.7)
