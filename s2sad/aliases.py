@@ -89,6 +89,15 @@ _VIEWS = {
     "nditer",
     "require",
     "asarray_chkfinite",
+    "real_if_close",  # the argument itself when it is real
+    "conj",  # ``x.conj()``, ``x.conjugate()`` (anf writes them np.conj): x itself when x is real
+    "conjugate",
+    "asmatrix",
+    "einsum",  # np.einsum("ii->i", a) is a view of a
+    "as_strided",
+    "sliding_window_view",
+    "frombuffer",
+    "getdata",
 }
 
 
@@ -244,20 +253,27 @@ class Aliases:
             isinstance(value, gast.Call)
             and resolve(value.func) is np.array
             and value.args
-            and not any(k.arg == "copy" for k in value.keywords)
+            and not may_share_call(value, resolve)
         ):  # a new array
             self.root[t] = self._new(NUMERIC)
             if isinstance(value.args[0], gast.Name) and value.args[0].id in self.index_arrays:
                 self.index_arrays.add(t)  # np.array([True, False]): still an index array
         elif _pop(value) and self.kind_of(value.func.value.id) == CONTAINER:
             self.root[t] = self._element(self.memory(value.func.value.id))  # lst.pop(): an element
-        elif isinstance(value, gast.Call) and may_share(resolve(value.func)):
+        elif isinstance(value, gast.Call) and may_share_call(value, resolve):
             names = [n.id for n in walk(value) if isinstance(n, gast.Name) and is_local(n.id)]
             globals_ = [n.id for n in walk(value) if isinstance(n, gast.Name) and not is_local(n.id)]
             tokens = [self.root.get(n) for n in names]
+            # the result may be an element of a list or tuple passed (``next(iter([b]))``,
+            # ``max([b, c], key=k)``, ``first([b, a])``), or the list itself
+            containers = {m for m in (self.find(t) for t in tokens if t is not None) if self.kind[m] == CONTAINER}
+            tokens = [t for t in tokens if t is not None and self.find(t) not in containers]
+            tokens += self._elements_deep(containers)
             if _user_call(value) and globals_:
                 tokens.append(self._new(FRESH))
             self.root[t] = self._merge(tokens) if names else self._new(FRESH)
+            for c in containers:
+                self.contains.setdefault(c, set()).add(self.find(self.root[t]))
         elif isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)) or _numeric_call(value, resolve):
             if isinstance(value, gast.Compare):
                 self.index_arrays.add(t)
@@ -297,6 +313,19 @@ class Aliases:
         token = self._merge(list(elements)) if elements else self._new(FRESH)
         self.contains[container] = {self.find(token)}
         return token
+
+    def _elements_deep(self, containers):
+        """The memories of every element of the lists or tuples ``containers``, at any depth."""
+        out, todo, seen = [], list(containers), set()
+        while todo:
+            c = self.find(todo.pop())
+            if c in seen:
+                continue
+            seen.add(c)
+            for e in self.contains.get(c, ()):
+                e = self.find(e)
+                (todo if self.kind[e] == CONTAINER else out).append(e)
+        return out
 
     def appended(self, lst, item):
         """``lst.append(item)``: the list now holds ``item``'s object."""
@@ -386,6 +415,13 @@ class Aliases:
             self.rel.pop(n, None)
             self.count[n] = self.count.get(n, 0) + 1
 
+    def held(self, pairs):
+        """At the top of a loop body: each list of ``pairs`` (list, item) may hold the item's object
+        (appended by a previous iteration)."""
+        for lst, item in pairs:
+            if lst in self.root and item in self.root:
+                self.appended(lst, item)
+
     # ---- in-place writes -----------------------------------------------------------------------
     def chain(self, name):
         """``name``, its parent, grandparent, ... along exact, still valid relations."""
@@ -450,7 +486,7 @@ def _numeric_call(value, resolve) -> bool:
     if not isinstance(value, gast.Call):
         return False
     obj = resolve(value.func)
-    if obj is None or may_share(obj) or obj in (list, tuple, dict, set, str):
+    if obj is None or may_share_call(value, resolve) or obj in (list, tuple, dict, set, str):
         return False
     return getattr(obj, "__name__", "") != "copy_input"
 
@@ -477,7 +513,18 @@ def _basic(index, known_ints) -> bool:
     return True
 
 
-_FRESH_BUILTINS = {len, range, float, int, bool, abs, min, max, sum, complex, round, divmod, pow}
+_FRESH_BUILTINS = {len, range, float, int, bool, abs, sum, complex, round, divmod, pow}  # (min, max: an argument)
+
+
+def may_share_call(call, resolve) -> bool:
+    """Whether the call expression ``call`` may return memory of an argument: a callee that may
+    (:func:`may_share`), or any call asked not to copy (``x.astype(t, copy=False)``,
+    ``np.array(x, copy=None)``: the argument itself when no conversion is needed)."""
+    if any(
+        k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True) for k in call.keywords
+    ):
+        return True
+    return may_share(resolve(call.func))
 
 
 def may_share(obj) -> bool:
@@ -535,6 +582,27 @@ def sharing_groups(stmts, resolve=lambda f: None) -> list[set[str]]:
     return merged
 
 
+def appends(stmts, resolve=lambda f: None) -> list[tuple[str, str]]:
+    """(list, item) pairs for each ``lst.append(item)``, ``lst.insert(i, item)`` or ``lst.extend(items)``
+    among ``stmts`` whose item may be a named object (not ``np.tanh(h)``): at the top of a loop, the
+    list may already hold what a previous iteration put."""
+    out = []
+    for s in stmts:
+        for n in walk(s):
+            if (
+                isinstance(n, gast.Call)
+                and isinstance(n.func, gast.Attribute)
+                and n.func.attr in ("append", "insert", "extend")
+                and isinstance(n.func.value, gast.Name)
+            ):
+                for arg in n.args[-1:]:
+                    while isinstance(arg, gast.Subscript):
+                        arg = arg.value
+                    if not _fresh_value(arg, resolve):
+                        out += [(n.func.value.id, a) for a in sorted(_names(arg)) if a != n.func.value.id]
+    return out
+
+
 def _names(node) -> set[str]:
     return {n.id for n in walk(node) if isinstance(n, gast.Name)}
 
@@ -544,7 +612,7 @@ def _fresh_value(value, resolve) -> bool:
     functions that make new arrays."""
     if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Constant)):
         return True
-    return isinstance(value, gast.Call) and not may_share(resolve(value.func))
+    return isinstance(value, gast.Call) and not may_share_call(value, resolve)
 
 
 def shape_reads(node, resolve) -> set:

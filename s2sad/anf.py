@@ -23,11 +23,13 @@ from dataclasses import dataclass
 import gast
 
 from . import runtime
-from .aliases import CONTAINER, FRESH, Aliases, liveness, sharing_groups
+from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups
 from .checkpointing import checkpoint
 from .errors import Location
 from .ir import copy_tree, walk
 from .naming import Names, Role, all_names, assign, const, name
+from .param_writes import param_writes
+from .primitives import is_user_function
 from .resolve import MISSING, Namespace, dotted
 
 # Array methods that are NumPy functions of the receiver: method -> (function, packs *args into a tuple)
@@ -125,6 +127,7 @@ class _ANF:
         self.checkpoints: dict = {}  # checkpointed loops (the For statements written) -> every
         self.in_place_tests: dict = {}  # cond -> (its version, x, x's version) for cond = updates_in_place(x)
         self.dicts: set[str] = set()  # names holding a dict f built: d[k] = v makes a new version
+        self.spelled: dict = {}  # temporary -> the user's expression it holds (for messages)
         self.current = None  # the user's statement being translated
         self.pending: set[str] = set()  # temporaries the current statement reads later (x, y = y, x)
         self.renamed: dict[str, str] = {}  # names the last in-place write gave new versions
@@ -165,6 +168,9 @@ class _ANF:
             (self.dicts.add if is_dict else self.dicts.discard)(stmt.targets[0].id)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
             target = stmt.targets[0]
+            # temporaries are locals too: ``t.A`` (of ``np.asmatrix(a).A``) is an attribute of a value,
+            # not a module constant such as ``math.pi``
+            self.ns.locals.update(n.id for n in walk(target) if isinstance(n, gast.Name))
             if isinstance(target, gast.Name) and target.id not in self.user_of and self.int_valued(stmt.value):
                 self.known_ints.add(target.id)  # a temporary holding an int (x[-1]: t = -1)
             self.aliases.note(stmt, self.is_local, self.known_ints, self.callee)
@@ -220,7 +226,7 @@ class _ANF:
         if self.aliases.global_written(base):
             raise self.error(
                 node,
-                f"in-place write into '{self.user_of.get(base, base)}', which holds a global array; "
+                f"in-place write into '{self.describe(base)}', which holds a global array; "
                 "copy it first (e.g. a = np.copy(a))",
             )
         param = self.aliases.param_written(base)
@@ -234,8 +240,8 @@ class _ANF:
             other = steps[1]
             raise self.error(
                 node,
-                f"in-place write into '{self.user_of.get(base, base)}', which may share memory with "
-                f"'{self.user_of.get(other, other)}' (used later): s2sad cannot tell which values change; "
+                f"in-place write into '{self.describe(base)}', which may share memory with "
+                f"'{self.describe(other)}' (used later): s2sad cannot tell which values change; "
                 "copy first (np.copy) or write into the array itself",
             )
         self.writable.add(base)
@@ -298,8 +304,20 @@ class _ANF:
         if is_atom(value):
             return value
         tmp = self.names.temp()
+        self.spelled[tmp] = node  # messages name what the user wrote, not the temporary
         self.emit(assign(tmp, value), node)
         return name(tmp)
+
+    def describe(self, version: str) -> str:
+        """How the user wrote what ``version`` holds: their variable's name, or the expression."""
+        if version in self.user_of:
+            return self.user_of[version]
+        if version in self.spelled:
+            try:
+                return _source(self.spelled[version])
+            except Exception:  # noqa: BLE001 -- a message must not fail; fall back to the name
+                return version
+        return version
 
     def load(self, node: gast.Name):
         if node.id in self.ns.locals:
@@ -351,7 +369,9 @@ class _ANF:
             cond = self.condition(node.test)
             self.depth += 1
             body = self.block_of(lambda: self.emit(assign(tmp, self.expr(node.body)), node))
+            after_body = self.aliases.snapshot([tmp])
             orelse = self.block_of(lambda: self.emit(assign(tmp, self.expr(node.orelse)), node))
+            self.aliases.join([tmp], [after_body])  # tmp holds what either branch gave it
             self.depth -= 1
             self.emit(gast.If(test=cond, body=body, orelse=orelse), node)
             return name(tmp)
@@ -439,7 +459,42 @@ class _ANF:
             raise self.error(node, f"{root}() cannot be differentiated: s2sad needs to see the code; write it out")
         args = [self.atom(a) for a in node.args]
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
+        self.check_callee_writes(obj, node, args, kws)
         return gast.Call(func=self.rename_loads(func), args=args, keywords=kws)
+
+    def check_callee_writes(self, obj, node, args, kws):
+        """Refuse a call of a user function that changes an argument in place (``b += v`` on its
+        parameter): its derivative works on a private copy, and its VJP recomputes from the argument
+        the primal call changed.  Numbers (constants, integer counters) are never changed."""
+        fn, bound = obj, []
+        if inspect.ismethod(obj):
+            fn, bound = obj.__func__, [obj.__self__]
+        if not inspect.isfunction(fn) or not is_user_function(fn):
+            return
+        writes = param_writes(fn)
+        if not writes:
+            return
+        try:
+            binding = inspect.signature(fn).bind(*bound, *args, **{k.arg: k.value for k in kws})
+        except TypeError:
+            return
+        sources = {id(a): n for a, n in zip(args, node.args)} | {id(k.value): k.value for k in node.keywords}
+        for p, value in binding.arguments.items():
+            if p not in writes:
+                continue
+            values = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else [value]
+            for v in values:
+                if not isinstance(v, gast.Name) or v.id in self.known_ints or v.id in self.aliases.numbers:
+                    continue
+                line, what = writes[p]
+                passed = sources.get(id(v))
+                raise self.error(
+                    node,
+                    f"{fn.__name__}() changes its parameter '{p}' in place ({what}, line {line}), and this call "
+                    f"passes '{_source(passed) if passed is not None else v.id}' to it: s2sad differentiates "
+                    f"{fn.__name__}() on a private copy of its arguments, so the change would be lost; "
+                    f"make {fn.__name__}() return a new value instead ({p} = {p} + v)",
+                )
 
     def np_call(self, fname, args, kws, node):
         self.ns.scope.setdefault("np", __import__("numpy"))
@@ -585,7 +640,7 @@ class _ANF:
         elif isinstance(target, gast.Subscript):
             base = self.atom(target.value)
             index = self.index(target.slice)
-            if self.aliases.kind_of(base.id) in (CONTAINER, FRESH):
+            if self.aliases.kind_of(base.id) in (CONTAINER, FRESH) and not makes_view(index):
                 # an element of a list or dict: ``e += v`` changes an array element in place (and every
                 # name sharing it), rebinds a number; then the element is stored back
                 elem = self.atom_of(gast.Subscript(value=base, slice=index, ctx=gast.Load()), node)
@@ -714,6 +769,14 @@ class _ANF:
         """Current versions of the names a loop body may make share memory across iterations, by group."""
         groups = sharing_groups(loop.body, self.callee)
         return [[self.env[u] for u in sorted(g) if u in self.env] for g in groups]
+
+    def loop_top(self, loop, changing):
+        """At the top of a loop body: what any earlier iteration may have left (aliases.loop_top), and
+        the lists it appended to holding what it appended."""
+        self.aliases.loop_top(self.sharing_versions(loop), changing)
+        self.aliases.held(
+            [(self.env[a], self.env[b]) for a, b in appends(loop.body, self.callee) if a in self.env and b in self.env]
+        )
 
     def predeclare(self, stmts):
         """Give every name first assigned inside a compound statement its one name now."""
@@ -884,7 +947,7 @@ class _ANF:
         self.aliases.assigned(index.id)
         changing = self.memories_of([node])
         entry = self.aliases.snapshot(changing)
-        self.aliases.loop_top(self.sharing_versions(node), changing)
+        self.loop_top(node, changing)
 
         def body():
             for item, seq, how in items:
@@ -931,7 +994,7 @@ class _ANF:
         self.check_opaque(test)
         changing = self.memories_of([node])
         entry = self.aliases.snapshot(changing)
-        self.aliases.loop_top(self.sharing_versions(node), changing)
+        self.loop_top(node, changing)
         self.in_loop += 1
         body = restructure(self.block_of(lambda: self.stmts(node.body)), self.loc)
         self.in_loop -= 1
@@ -1086,6 +1149,13 @@ _UNSUPPORTED = {
 
 def _copy(node):
     return copy_tree(node)
+
+
+def _source(node) -> str:
+    """The user's text of an expression (for messages)."""
+    import ast
+
+    return ast.unparse(gast.gast_to_ast(_copy(node)))
 
 
 @dataclass

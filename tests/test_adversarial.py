@@ -6,7 +6,9 @@ Organised by class: aliasing / views / in-place writes; reassignment and swaps i
 values; the caller's data; names and common subexpressions; optimizer folds of identities; fancy-index writes;
 objects without rules (refused, never constants)."""
 
+import ctypes
 import math
+import types
 
 import numpy as np
 import pytest
@@ -1158,6 +1160,221 @@ def via_apply_along_axis(x):
     return np.sum(np.apply_along_axis(lambda r: r * r, 0, x))
 
 
+# ---- memory shared through calls, conditional expressions and lists (blind testers, round 11) -------------------
+
+
+def _bump(b, v):
+    b += v
+    return b
+
+
+def _scale_in_place(b, s):
+    b *= s
+
+
+def _first(ts):
+    return ts[0]
+
+
+@case("shared", X4)
+def helper_writes_into_argument(a):
+    # bump changes the caller's b: b and c are one array holding sin(a) + a
+    b = np.sin(a)
+    c = _bump(b, a)
+    return np.sum(b * c)
+
+
+@case("shared", X4)
+def helper_mutates_and_returns_none(a):
+    b = np.sin(a)
+    _scale_in_place(b, 3.0)
+    return np.sum(b * a)
+
+
+@case("shared", X4)
+def helper_writes_into_dead_argument(a):
+    c = _bump(np.sin(a), a)
+    return np.sum(c * c)
+
+
+def _square_in_place(b):
+    b *= b
+    return b
+
+
+@case("shared", X4)
+def helper_squares_dead_argument(a):
+    # the helper changes its argument; nothing reads the argument after the call
+    c = _square_in_place(np.sin(a))
+    return np.sum(c * a)
+
+
+@case("shared", X4)
+def ifexp_alias_or_copy(a):
+    b = np.sin(a)
+    c = b if a[0] > 0 else b.copy()
+    c[0] = 5.0 * a[1]
+    return np.sum(b * b)
+
+
+@case("shared", X4)
+def ifexp_nested_alias_or_copy(a):
+    b = np.sin(a)
+    c = (b if a[1] > 0 else b.copy()) if a[0] > 0 else b
+    c[1] = a[2] ** 2 * 3.0
+    return np.sum(b * b * np.arange(1.0, 5.0))
+
+
+@case("shared", X4)
+def ifexp_alias_or_none(a):
+    b = np.sin(a)
+    c = b if len(b) else None
+    c[1] = a[2] ** 2 * 3.0
+    return np.sum(b * b)
+
+
+@case("shared", X4)
+def astype_without_copy(a):
+    b = np.sin(a)
+    c = b.astype(float, copy=False)
+    c[1] = a[2] ** 2 * 3.0
+    return np.sum(b * b)
+
+
+@case("shared", X4)
+def astype_same_dtype_without_copy(a):
+    b = np.sin(a)
+    c = b.astype(b.dtype, copy=False)
+    c[1] = a[2] ** 2 * 3.0
+    return np.sum(b * b)
+
+
+@case("shared", X4)
+def array_copy_none(a):
+    b = np.sin(a)
+    c = np.array(b, copy=None)
+    c[1] = a[2] ** 2 * 3.0
+    return np.sum(b * b)
+
+
+@case("shared", X4)
+def array_copy_false(a):
+    b = np.sin(a)
+    c = np.array(b, copy=False)
+    c[1] = a[2] ** 2 * 3.0
+    return np.sum(b * b)
+
+
+@case("shared", X4)
+def real_if_close_of_real(a):
+    b = np.sin(a)
+    c = np.real_if_close(b)
+    c[1] = a[2] ** 2 * 3.0
+    return np.sum(b * b)
+
+
+@case("shared", X4)
+def conj_method_of_real(a):
+    b = np.sin(a)
+    c = b.conj()
+    c[1] = a[2] ** 2 * 3.0
+    return np.sum(b * b)
+
+
+@case("shared", X4)
+def conjugate_method_of_real(a):
+    b = np.sin(a)
+    c = b.conjugate()
+    c[1] = a[2] ** 2 * 3.0
+    return np.sum(b * b)
+
+
+@case("shared", X4)
+def next_of_iter(a):
+    b = np.sin(a)
+    c = next(iter([b]))
+    c[1] = a[2] ** 2 * 3.0
+    return np.sum(b * b)
+
+
+@case("shared", X4)
+def max_with_key(a):
+    b = np.sin(a)
+    c = max([b, b - 5.0], key=lambda t: t[0])
+    c[1] = a[2] ** 2 * 3.0
+    return np.sum(b * b)
+
+
+@case("shared", X4)
+def helper_returns_list_element(a):
+    b = np.sin(a)
+    c = _first([b, a])
+    c[1] = a[2] ** 2 * 3.0
+    return np.sum(b * b)
+
+
+@case("caller", X4)
+def slice_of_argument_multiplied_in_place(a):
+    a[1:] *= 2.0
+    b = a * 1.0
+    return np.sum(b * a)
+
+
+@case("caller", np.array([1.0, 2.0]))
+def astype_without_copy_of_argument(a):
+    c = a.astype(float, copy=False)  # a itself: f writes into its argument
+    c[0] = 0.0
+    return np.sum(np.sin(a))
+
+
+@case("shared", np.array([0.3, -0.7]))
+def same_buffer_appended_twice(a):
+    buf = np.zeros(2)
+    out = []
+    for t in range(2):
+        buf += a
+        out.append(buf)
+    return np.sum(np.stack(out))
+
+
+@case("shared", np.array([0.3, -0.7]))
+def list_element_written_after_append(a):
+    b = np.sin(a)
+    hs = [b]
+    b[0] = 5.0 * a[1]
+    return np.sum(hs[0] ** 2)
+
+
+@case("refusals", X4)
+def attribute_of_matrix(a):
+    return np.sum(np.asmatrix(a).A ** 2)
+
+
+@case("refusals", 0.3)
+def attribute_of_ctypes(x):
+    return ctypes.c_double(x).value ** 2
+
+
+@case("refusals", X4)
+def attribute_of_namespace(a):
+    return np.sum(types.SimpleNamespace(v=a).v ** 2)
+
+
+@case("refusals", X4)
+def attribute_of_polynomial(a):
+    return np.sum(np.polynomial.Polynomial(a).coef ** 2)
+
+
+@case("refusals", X4)
+def attribute_of_record_array(a):
+    return np.sum(np.rec.fromarrays([a]).f0 ** 2)
+
+
+@case("refusals", X4)
+def attribute_of_masked_array(a):
+    return np.sum(np.ma.masked_array(a).data ** 2)
+
+
 def _check(f, args, wrt, hessian):
     assert_exact_or_refused(f, args, wrt, hessian=hessian)
 
@@ -1194,6 +1411,11 @@ def test_optimizer_identities(f, args, wrt, hessian):
 
 @pytest.mark.parametrize("f, args, wrt, hessian", CASES["fancy"])
 def test_fancy_index_writes(f, args, wrt, hessian):
+    _check(f, args, wrt, hessian)
+
+
+@pytest.mark.parametrize("f, args, wrt, hessian", CASES["shared"])
+def test_memory_shared_through_calls(f, args, wrt, hessian):
     _check(f, args, wrt, hessian)
 
 

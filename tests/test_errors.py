@@ -154,3 +154,46 @@ def test_writes_into_an_input_work_on_a_private_copy():
 def inactive_unknown(x):
     n = np.frompyfunc(lambda v: v, 1, 1)(np.arange(3.0)).size
     return x * n
+
+
+def _bump(b, v):
+    b += v
+    return b
+
+
+def helper_writes_argument(x):
+    b = np.sin(x)
+    c = _bump(b, x)
+    return np.sum(b * c)
+
+
+def writes_through_transpose(x):
+    m = np.outer(x, x)
+    w = m
+    m.T[0, 1] = 5.0 * x[0]
+    return np.sum(w * m)
+
+
+def writes_into_conditional_alias(x):
+    b = np.sin(x)
+    c = b if x[0] > 0 else b.copy()
+    c[0] = 5.0 * x[1]
+    return np.sum(b * b)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize(
+    "fn, offset, words",
+    [
+        (helper_writes_argument, 2, ["_bump()", "parameter 'b'", "passes 'b'"]),
+        (writes_through_transpose, 3, ["'m.T'", "with 'm'"]),
+        (writes_into_conditional_alias, 3, ["into 'c'", "with 'b'"]),
+    ],
+)
+def test_aliasing_refusals_name_what_the_user_wrote(mode, fn, offset, words):
+    with pytest.raises(s2sad.DifferentiationError) as err:
+        _run(mode, fn)
+    message = str(err.value)
+    assert message.startswith(f"{__file__}:{fn.__code__.co_firstlineno + offset}:"), message
+    for w in words:
+        assert w in message, message

@@ -1,0 +1,171 @@
+"""param_writes: which parameters a user function may change in place, as Python runs it.
+
+Takes a user function; gives ``{parameter: (line, what)}`` for each parameter whose object the function
+may change: ``p[i] = v``, ``p += v`` (in place for an array or a list), ``p.append(v)``, ``np.copyto(p, v)``,
+``out=p``, a call of another user function that changes it -- through ``p`` or any name that may share its
+object (``q = p``, ``q = p[1:]``, ``for row in p``).  A syntactic, conservative scan of the function's own
+source (no ANF): ``anf`` uses it to refuse a call that passes an array to such a parameter, since the
+derivative of the called function works on a private copy (and its VJP recomputes from its arguments).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import gast
+
+from .aliases import _fresh_value
+from .ir import walk
+from .primitives import DATA_ATTRS
+
+# methods that change their receiver (lists, dicts, arrays)
+_MUTATORS = {
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "sort",
+    "reverse",
+    "update",
+    "setdefault",
+    "popitem",
+    "fill",
+    "put",
+    "itemset",
+    "resize",
+    "partition",
+    "setfield",
+    "add",
+    "discard",
+}
+# functions that write into their first argument
+_WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "at", "shuffle", "put_along_axis"}
+
+_CACHE: dict = {}
+
+
+def param_writes(fn, _active=None) -> dict:
+    """``{parameter name: (lineno, description)}`` for the parameters ``fn`` may change in place."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return {}
+    key = (code, id(getattr(fn, "__globals__", None)))
+    if key in _CACHE:
+        return _CACHE[key]
+    active = _active if _active is not None else set()
+    if code in active:  # recursion: what the outer scan finds
+        return {}
+    active.add(code)
+    try:
+        tree = gast.parse(inspect.cleandoc("\n" + inspect.getsource(fn))).body[0]
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return {}
+    if not isinstance(tree, (gast.FunctionDef, gast.Lambda)):
+        return {}
+    first = code.co_firstlineno
+    args = tree.args
+    params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+    params += [a.id for a in (args.vararg, args.kwarg) if a is not None]
+    globals_ = getattr(fn, "__globals__", {})
+
+    def resolve(func):
+        path = _dotted(func)
+        if path is None:
+            return None
+        root, *attrs = path.split(".")
+        obj = globals_.get(root, getattr(__import__("builtins"), root, None))
+        for a in attrs:
+            obj = getattr(obj, a, None)
+        return obj
+
+    holds = {p: {p} for p in params}  # name -> parameters whose object it may be (or hold)
+
+    def params_of(node):
+        return set().union(*(holds.get(n.id, set()) for n in walk(node) if isinstance(n, gast.Name)))
+
+    changed = True
+    while changed:  # names that may share a parameter's object
+        changed = False
+        for n in walk(tree):
+            pairs = []
+            if isinstance(n, gast.Assign):
+                pairs = [(t, n.value) for t in n.targets]
+            elif isinstance(n, (gast.AnnAssign, gast.NamedExpr)) and n.value is not None:
+                pairs = [(n.target, n.value)]
+            elif isinstance(n, gast.For):
+                pairs = [(n.target, n.iter)]
+            for target, value in pairs:
+                if _fresh_value(value, resolve) or _reads_data_attr(value):
+                    continue
+                ps = params_of(value)
+                for t in walk(target):
+                    if isinstance(t, gast.Name) and not ps <= holds.get(t.id, set()):
+                        holds[t.id] = holds.get(t.id, set()) | ps
+                        changed = True
+
+    out: dict = {}
+
+    def wrote(node, line, what):
+        for p in params_of(node):
+            out.setdefault(p, (first + line - 1, what))
+
+    lookup = globals_
+    for n in walk(tree):
+        line = getattr(n, "lineno", 1)
+        if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store):
+            wrote(_root(n), line, "an assignment into it")
+        elif isinstance(n, gast.AugAssign):
+            wrote(_root(n.target), line, "an augmented assignment")
+        elif isinstance(n, gast.Call):
+            f = n.func
+            if isinstance(f, gast.Attribute) and f.attr in _MUTATORS and isinstance(_root(f.value), gast.Name):
+                wrote(_root(f.value), line, f".{f.attr}()")
+            if isinstance(f, gast.Attribute) and f.attr in _WRITERS and n.args:
+                wrote(_root(n.args[0]), line, f"{f.attr}()")
+            for k in n.keywords:
+                if k.arg == "out":
+                    wrote(k.value, line, "out=")
+            callee = lookup.get(f.id) if isinstance(f, gast.Name) else None
+            own_helper = getattr(callee, "__module__", "").startswith("s2sad.runtime")  # write only what they own
+            if inspect.isfunction(callee) and callee is not fn and not own_helper:
+                inner = param_writes(callee, active)
+                if inner:
+                    try:
+                        bound = inspect.signature(callee).bind(*n.args, **{k.arg: k.value for k in n.keywords if k.arg})
+                    except TypeError:
+                        continue
+                    for p, value in bound.arguments.items():
+                        if p in inner:
+                            for v in value if isinstance(value, (tuple, dict)) else [value]:
+                                v = value[v] if isinstance(value, dict) else v
+                                wrote(v, line, f"a call of {callee.__name__}()")
+    out = {p: out[p] for p in params if p in out}
+    if _active is None:
+        _CACHE[key] = out
+    return out
+
+
+def _dotted(node):
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _reads_data_attr(value) -> bool:
+    """``p.shape[0]``, ``p.ndim``: a number or tuple read off an object, not the object."""
+    node = value
+    while isinstance(node, gast.Subscript):
+        node = node.value
+    return isinstance(node, gast.Attribute) and node.attr in DATA_ATTRS
+
+
+def _root(node):
+    while isinstance(node, (gast.Subscript, gast.Attribute, gast.Starred)):
+        node = node.value
+    return node
