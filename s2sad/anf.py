@@ -21,6 +21,7 @@ import inspect
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups
@@ -265,6 +266,8 @@ class _ANF:
                     else gast.Subscript(value=name(parent), slice=_copy(rel.index), ctx=gast.Load())
                 )
             user = self.user_of.get(child)
+            if user is not None and self.env.get(user) != child:
+                user = None  # an older version of a name now bound elsewhere: never rebind the user's name
             new = self.version(user) if user is not None else (child if self.depth else self.names.temp())
             renamed[child] = new
             if direction == "down" and rel.kind == "item":
@@ -701,13 +704,29 @@ class _ANF:
                 self.emit(gast.Assign(targets=[name(self.names.temp(), gast.Store())], value=call), node)
                 return
             receiver = call.func.value.id if _is_local_method(call, self.is_local) else None
-            if receiver is not None:  # lst.append(v), x.sort(): the receiver's memory changes
-                self.check_write(receiver, node)
+            written = [receiver] if receiver is not None else []  # lst.append(v), x.sort()
+            written += [o for o in self.out_arguments(call) if o not in written]  # np.f(..., out=y)
+            for w in written:  # their memory changes
+                self.check_write(w, node)
             self.emit(gast.Expr(value=call), node)
-            if receiver is not None:
-                self.after_write(receiver, node)
+            for w in written:
+                self.after_write(w, node)
             return
         self.expr(value)  # evaluated for errors only; no effect
+
+    def out_arguments(self, call) -> list[str]:
+        """The local names a NumPy call writes its result into: ``out=y``, or a ufunc's positional
+        output (``np.multiply(a, b, y)``)."""
+        outs = [k.value for k in call.keywords if k.arg == "out"]
+        fn = self.global_callee(call.func)
+        if isinstance(fn, np.ufunc) and len(call.args) > fn.nin:
+            outs += call.args[fn.nin :]
+        names = []
+        for o in outs:
+            for n in o.elts if isinstance(o, gast.Tuple) else [o]:
+                if isinstance(n, gast.Name) and self.is_local(n.id):
+                    names.append(n.id)
+        return names
 
     def s_Return(self, node):
         if self.in_loop:

@@ -21,7 +21,7 @@ import inspect
 import gast
 
 from . import primitives as P
-from .ir import copy_tree, reads, targets, walk, walk_stmts
+from .ir import MODULES, copy_tree, reads, targets, walk, walk_stmts
 from .naming import assign, const, name
 from .reverse import _call, _method
 from .rules.registry import ELEMENTWISE, public_name
@@ -190,6 +190,7 @@ class Forward:
         call = stmt.value
         func = getattr(call, "func", None)
         receiver = func.value.id if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) else None
+        receiver = None if receiver in MODULES else receiver  # np.f(..., out=y): a function, no receiver
         problem = P.discarded_call_problem(self.program.op(stmt), self.active) if receiver is None else None
         if problem:
             raise self.error(stmt, problem)

@@ -109,14 +109,19 @@ def changed(stmts, mentioned: set | None = None) -> set[str]:
                     out.add(base.id)
             elif isinstance(n, gast.Call) and not _pure_call(n):  # add_at(bx, ...), lst.append(v)
                 out.update(a.id for a in n.args if isinstance(a, gast.Name))
+                out.update(k.value.id for k in n.keywords if k.arg == "out" and isinstance(k.value, gast.Name))
                 if isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
-                    out.add(n.func.value.id)
+                    if n.func.value.id not in MODULES:  # np.multiply(a, b, out=y) changes y, not np
+                        out.add(n.func.value.id)
             elif isinstance(n, gast.AugAssign):
                 target = n.target.value if isinstance(n.target, gast.Subscript) else n.target
                 if isinstance(target, gast.Name):
                     out.add(target.id)
     return out
 
+
+# the names generated and ANF code use for modules (a user's local with one of these names is renamed)
+MODULES = frozenset({"np", "math"})
 
 # NumPy functions that write into an argument; every other ``np.f(...)`` without ``out=`` does not
 _NUMPY_WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis"}

@@ -23,7 +23,7 @@ import gast
 from . import checkpointing
 from . import primitives as P
 from .aliases import makes_view
-from .ir import changed, copy_tree, reads, targets, walk, walk_stmts
+from .ir import MODULES, changed, copy_tree, reads, targets, walk, walk_stmts
 from .naming import Role, assign, const, name
 from .optimize import fold
 from .reverse_plan import has_break, is_pop, plan_reverse
@@ -255,6 +255,7 @@ class Reverse:
         call = stmt.value
         func = call.func
         receiver = func.value.id if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) else None
+        receiver = None if receiver in MODULES else receiver  # np.f(..., out=y): a function, no receiver
         problem = P.discarded_call_problem(self.program.op(stmt), self.active) if receiver is None else None
         if problem:
             raise self.error(stmt, problem)

@@ -1436,3 +1436,27 @@ def test_every_program_runs_in_numpy():
 
 def test_suite_size():
     assert sum(len(g) for g in CASES.values()) >= 80
+
+
+# ---- found by the 10,000-program random run (seeds 100039..100419 of class alias; 100475 of inplace) ----
+
+
+@case("views", X4, X4, 0.7)
+def write_through_copy_of_a_rebound_name(x, y, s):
+    # a4 = a1 shares the first a1; a1 is then rebound to a new array: the write into a4 must update
+    # a2 (same memory) and must not rebind the user's a1 to the old memory
+    a1 = y * s + 0.5
+    a2 = a1
+    a4 = a1
+    a1 = a1 * 2.0
+    a4[1] = s * s
+    if s > 0:
+        a1[...] = s * s
+    return np.sum(a2 * a2) + np.sum(a1 * x)
+
+
+@case("caller", X4, X4)
+def out_argument_writes_into_a_parameter(x, y):
+    # np.multiply(..., out=y) writes into the caller's y: generated code works on a private copy
+    np.multiply(y, np.sin(y), out=y)
+    return np.sum(x * y) * 2.0
