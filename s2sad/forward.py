@@ -133,6 +133,9 @@ class Forward:
         if op.kind == P.BUILD:
             return self.set_tangent(out, self.build(op), owned=True)
         if op.kind == P.RULE:
+            problem = self.program.sequence_arithmetic(op)
+            if problem:
+                raise self.error(stmt, problem)
             return self.rule(stmt, op, out)  # with the primal statement: the order depends on the rule
         if op.kind == P.NONDIFF:
             return self.set_tangent(out, None)

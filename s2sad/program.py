@@ -15,6 +15,7 @@ one of these.  gast nodes stay the representation of expressions, at the edges (
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import gast
@@ -52,6 +53,25 @@ class Program:
         for loop, every in facts.checkpoints.items():
             self.records[loop].checkpointed, self.records[loop].every = True, every
         self.output = tree.body[-1].value.id  # ANF ends with ``return <name>``
+        # names bound to a list or tuple display somewhere: ``+`` and ``*`` on them concatenate/repeat
+        self.sequences = {
+            r.targets[0]
+            for r in self.records.values()
+            if r.kind == P.BUILD and isinstance(r.stmt.value, (gast.List, gast.Tuple)) and len(r.targets) == 1
+        }
+
+    def sequence_arithmetic(self, op) -> str | None:
+        """Why ``op`` (``+`` or ``*`` with a list or tuple operand: concatenation, repetition) cannot be
+        differentiated, or None: the arithmetic rules take their operands for numbers and arrays."""
+        if op.kind != P.RULE or op.fn not in (operator.add, operator.mul):
+            return None
+        if not any(isinstance(a, gast.Name) and a.id in self.sequences for a in op.args):
+            return None
+        what = "concatenating" if op.fn is operator.add else "repeating"
+        return (
+            f"{what} lists or tuples of differentiated values ({'+' if op.fn is operator.add else '*'}) is not "
+            "supported; build the list with append, a comprehension or one display"
+        )
 
     def _build(self, body, loops):
         for stmt in body:

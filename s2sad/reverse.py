@@ -315,6 +315,9 @@ class Reverse:
                     self.owned.discard(self.adj(elt.id))
                     code += self.accumulate(elt.id, item, name(out))
         elif op.kind == P.RULE:
+            problem = self.program.sequence_arithmetic(op)
+            if problem:
+                raise self.error(stmt, problem)
             code = self.adjoint_rule(stmt, op, out, bout)
         elif op.kind == P.CALL:
             code = self.adjoint_call(stmt, op, out, bout)

@@ -216,3 +216,31 @@ def list_read_at_both_ends(x):
 
 def test_list_read_at_both_ends():
     check_all(list_read_at_both_ends, X3.copy())
+
+
+def concatenated(x):
+    a = [x[0]]
+    b = [x[1], x[2]]
+    items = a + b
+    return items[0] + 2 * items[1] + 3 * items[2]
+
+
+def padded(x):
+    items = [1.0, 2.0] + [x[0]]
+    return items[0] * items[2] + items[1]
+
+
+def repeated(x):
+    return sum([x[0] * 3] * 2)
+
+
+@pytest.mark.parametrize("fn", [concatenated, padded, repeated])
+def test_list_concatenation_and_repetition_are_refused_at_the_users_line(fn):
+    # the arithmetic rules take + and * for numbers and arrays: on lists they would be silently wrong
+    x = np.array([1.0, 2.0, 3.0])
+    last = fn.__code__.co_firstlineno + len(inspect.getsource(fn).splitlines()) - 1
+    for call in (lambda: s2sad.grad(fn)(x), lambda: s2sad.jvp(fn)(x, np.ones(3))):
+        with pytest.raises(s2sad.DifferentiationError, match=r"(concatenating|repeating) lists") as err:
+            call()
+        line = int(str(err.value).split("test_lists.py:")[1].split(":")[0])
+        assert fn.__code__.co_firstlineno < line <= last
