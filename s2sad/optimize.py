@@ -17,7 +17,7 @@ import gast
 from . import runtime
 from .copies import fold_copies
 from .ir import Transformer, changed, reads, walk, walk_stmts
-from .naming import Names
+from .naming import Names, const
 
 
 def optimize(fn: gast.FunctionDef, names: Names, primal: frozenset = frozenset()) -> gast.FunctionDef:
@@ -155,7 +155,7 @@ class _Fold(Transformer):
         self.generic_visit(node)
         if self.fn is not None:
             _drop_default_arguments(node)
-        return node
+        return _power_derivative(node)
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
@@ -184,6 +184,25 @@ class _Fold(Transformer):
         ):
             return node.operand.operand
         return node
+
+
+def _power_derivative(node):
+    """``pow_deriv(x, n, k)`` with integers ``n > k >= 1``: ``c * x ** (n - k)``, ``c = n (n-1) ... (n-k+1)``
+    (the same number: a positive integer power has no 0 * inf to avoid), as one writes it by hand."""
+    if not (isinstance(node.func, gast.Name) and node.func.id == "pow_deriv" and len(node.args) == 3):
+        return node
+    _, n, k = node.args
+    if not (_int(n) and _int(k) and n.value > k.value >= 1):
+        return node
+    c = 1
+    for j in range(k.value):
+        c *= n.value - j
+    power = node.args[0] if n.value - k.value == 1 else gast.BinOp(node.args[0], gast.Pow(), const(n.value - k.value))
+    return gast.BinOp(const(c), gast.Mult(), power)
+
+
+def _int(node) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) is int
 
 
 _HELPERS = {name: obj for name, obj in vars(runtime).items() if inspect.isfunction(obj) and not name.startswith("_")}
