@@ -170,6 +170,9 @@ def unbroadcast(g, x):
     """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``.
     A container ``x`` (a list, dict, ...) has a container adjoint of its own structure: ``g`` itself."""
     if type(x) is not np.ndarray and not isinstance(x, (float, int, complex, np.generic)) and is_tree(x):
+        if isinstance(x, (list, tuple)) and (not isinstance(g, (list, tuple)) or len(g) != len(x)):
+            # the adjoint of ``a + b`` or ``a * 2`` on lists is not theirs to keep whole: refuse
+            raise _refusal("concatenating or repeating lists or tuples of differentiated values is not supported")
         return g
     shape = _shape(x)
     gshape = _shape(g)
@@ -196,6 +199,16 @@ def _real_for(g, x):
     elif not isinstance(g, (complex, np.complexfloating)) or np.iscomplexobj(x):
         return g
     return g.real
+
+
+def _refusal(message):
+    """A ``DifferentiationError`` at the user's line (``runtime/refusals.py``); a ``ValueError`` in a
+    ``--standalone`` module run where s2sad is not installed."""
+    try:
+        from s2sad.runtime.refusals import refusal
+    except ImportError:
+        return ValueError(f"s2sad: {message}")
+    return refusal(message)
 
 
 def _shape(x):

@@ -244,3 +244,14 @@ def test_list_concatenation_and_repetition_are_refused_at_the_users_line(fn):
             call()
         line = int(str(err.value).split("test_lists.py:")[1].split(":")[0])
         assert fn.__code__.co_firstlineno < line <= last
+
+
+def concatenated_parameters(a, b):
+    items = a + b
+    return items[0] * 2 + items[2] * 3
+
+
+def test_concatenating_list_parameters_is_refused_at_run_time():
+    # a and b are only known to be lists when the gradient runs: its adjoint refuses there, at the user's line
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_lists.py:\d+:\d+: concatenating or repeating"):
+        s2sad.grad(concatenated_parameters)([1.0, 2.0], [3.0])

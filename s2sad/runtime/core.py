@@ -81,6 +81,9 @@ def unbroadcast(g, x):
     """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``.
     A container ``x`` (a list, dict, ...) has a container adjoint of its own structure: ``g`` itself."""
     if type(x) is not np.ndarray and not isinstance(x, (float, int, complex, np.generic)) and is_tree(x):
+        if isinstance(x, (list, tuple)) and (not isinstance(g, (list, tuple)) or len(g) != len(x)):
+            # the adjoint of ``a + b`` or ``a * 2`` on lists is not theirs to keep whole: refuse
+            raise _refusal("concatenating or repeating lists or tuples of differentiated values is not supported")
         return g
     shape = _shape(x)
     gshape = _shape(g)
