@@ -1187,6 +1187,13 @@ class Facts:
 
 
 def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.FunctionDef, Names, Facts]:
+    for star, param in (("*", tree.args.vararg), ("**", tree.args.kwarg)):
+        if param is not None:
+            raise loc.error(
+                param,
+                f"'{tree.name}' takes {star}{param.id}: functions with {star}{'args' if star == '*' else 'kwargs'} "
+                "parameters are not supported yet; give each parameter a name (or pass a tuple or dict)",
+            )
     private: set[str] = set()
     while True:  # again, with the parameters whose data f writes into copied on entry
         names = Names(all_names(tree) | set(ns.used) | {"np", "math", "copy_input"})

@@ -28,6 +28,17 @@ Wrt = int | str | Sequence[int | str]
 _CACHE: dict = {}
 
 
+def _refuse_star_parameters(fn):
+    """A function whose ``wrt`` points past its named parameters because it takes ``*args``: say so."""
+    code = getattr(fn, "__code__", None)
+    if code is not None and code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        star = "*args" if code.co_flags & inspect.CO_VARARGS else "**kwargs"
+        raise DifferentiationError(
+            f"{code.co_filename}:{code.co_firstlineno}:1: '{fn.__qualname__}' takes {star}: functions with "
+            f"{star} parameters are not supported yet; give each parameter a name (or pass a tuple or dict)"
+        )
+
+
 def _wrt_names(fn, wrt: Wrt) -> tuple[tuple[str, ...], bool]:
     """Normalize ``wrt`` (index, name, or a tuple of them) to parameter names; says if it was a tuple."""
     params = param_names(fn)
@@ -37,6 +48,7 @@ def _wrt_names(fn, wrt: Wrt) -> tuple[tuple[str, ...], bool]:
     for w in items:
         if isinstance(w, int) and not isinstance(w, bool):
             if not -len(params) <= w < len(params):
+                _refuse_star_parameters(fn)
                 raise DifferentiationError(f"wrt={w} is out of range: {fn.__qualname__} has parameters {params}")
             out.append(params[w])
         elif isinstance(w, str):

@@ -197,3 +197,17 @@ def test_aliasing_refusals_name_what_the_user_wrote(mode, fn, offset, words):
     assert message.startswith(f"{__file__}:{fn.__code__.co_firstlineno + offset}:"), message
     for w in words:
         assert w in message, message
+
+
+def takes_varargs(*xs):
+    return xs[0] * xs[1]
+
+
+def calls_varargs(x, y):
+    return takes_varargs(x, y) + x
+
+
+@pytest.mark.parametrize("fn", [takes_varargs, calls_varargs])
+def test_star_args_functions_are_refused_naming_the_parameter(fn):
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_errors.py:\d+:\d+: 'takes_varargs' takes \*"):
+        s2sad.grad(fn, wrt=(0, 1))(2.0, 3.0)
