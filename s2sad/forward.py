@@ -75,6 +75,11 @@ class Forward:
             return []
         self.live.add(var)
         (self.owned.add if owned else self.owned.discard)(var)
+        if not owned and not isinstance(expr, (gast.BinOp, gast.UnaryOp)):
+            # ``da1 = da`` (the tangent of ``a1 = a + 1.0``): the two share an array, so neither may be
+            # written into in place any more without a copy first
+            shared = {n.id for n in walk(expr) if isinstance(n, gast.Name)}
+            self.owned -= {v for v, t in self._tan.items() if t in shared}
         return [assign(self.tan(var), expr)]
 
     # ---- statements ------------------------------------------------------------------------

@@ -1460,3 +1460,14 @@ def out_argument_writes_into_a_parameter(x, y):
     # np.multiply(..., out=y) writes into the caller's y: generated code works on a private copy
     np.multiply(y, np.sin(y), out=y)
     return np.sum(x * y) * 2.0
+
+
+@case("views", np.array([0.5, 0.7, 0.9]))
+def rebound_from_itself_then_written_through_alias(x):
+    # found by the blind re-check: the tangent of a = a + 1.0 is da itself, and the forward pass then
+    # wrote b[0]'s tangent into that shared array (the Hessian moved entries onto its diagonal)
+    a = x * 1.0
+    b = a
+    a = a + 1.0
+    b[0] = x[1]
+    return np.sum(a * b)
