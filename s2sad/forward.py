@@ -21,7 +21,7 @@ import inspect
 import gast
 
 from . import primitives as P
-from .ir import MODULES, copy_tree, reads, targets, walk, walk_stmts
+from .ir import MODULES, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import assign, const, name
 from .reverse import _call, _method
 from .rules.registry import ELEMENTWISE, public_name
@@ -107,7 +107,7 @@ class Forward:
             number = isinstance(stmt.value, gast.Constant) and isinstance(stmt.value.value, (int, float))
             (self.numbers.add if number and isinstance(stmt.targets[0], gast.Name) else self.numbers.discard)(o)
         if not any(o in self.active for o in outs):
-            if self.is_pop(stmt.value) and stmt.value.func.value.id in self.live:
+            if is_pop(stmt.value) and stmt.value.func.value.id in self.live:
                 # the popped value is not used, but the list and its tangent must stay aligned
                 return [stmt, gast.Expr(value=_method(self.tan(stmt.value.func.value.id), "pop"))]
             return [stmt]
@@ -119,7 +119,7 @@ class Forward:
         out = outs[0]
         if op.kind == P.CALL:
             return self.call(stmt, op, out)
-        if op.kind == P.UNKNOWN and self.is_pop(stmt.value):
+        if op.kind == P.UNKNOWN and is_pop(stmt.value):
             lst = stmt.value.func.value
             if lst.id not in self.live:
                 return [stmt] + self.set_tangent(out, None)
@@ -181,17 +181,6 @@ class Forward:
             return gast.Dict(keys=[copy_tree(k) for k in value.keys], values=elts)
         return (gast.Tuple if isinstance(value, gast.Tuple) else gast.List)(elts=elts, ctx=gast.Load())
 
-    @staticmethod
-    def is_pop(value) -> bool:
-        return (
-            isinstance(value, gast.Call)
-            and isinstance(value.func, gast.Attribute)
-            and value.func.attr == "pop"
-            and isinstance(value.func.value, gast.Name)
-            and not value.args
-            and not value.keywords
-        )
-
     def expr_stmt(self, stmt) -> list:
         """``lst.append(v)`` appends ``dv`` to ``dlst``; ``lst.pop()`` pops it; other calls on
         differentiated values are refused."""
@@ -204,7 +193,7 @@ class Forward:
             raise self.error(stmt, problem)
         if receiver is None or receiver not in self.active:
             return [stmt]
-        if func.attr == "pop" and self.is_pop(call):
+        if func.attr == "pop" and is_pop(call):
             return [stmt] + ([gast.Expr(value=_method(self.tan(receiver), "pop"))] if receiver in self.live else [])
         if func.attr != "append" or len(call.args) != 1 or call.keywords:
             raise self.error(

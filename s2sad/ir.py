@@ -139,6 +139,18 @@ def _pure_call(call) -> bool:
     return isinstance(f, gast.Name) and f.id in _PURE_HELPERS
 
 
+def is_pop(value) -> bool:
+    """``lst.pop()`` (a list used as a stack, as in s2sad's own generated code)."""
+    return (
+        isinstance(value, gast.Call)
+        and isinstance(value.func, gast.Attribute)
+        and value.func.attr == "pop"
+        and isinstance(value.func.value, gast.Name)
+        and not value.args
+        and not value.keywords
+    )
+
+
 def walk_stmts(body):
     """Every simple statement in ``body``, in source order, descending into compound ones."""
     for stmt in body:

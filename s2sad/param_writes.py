@@ -17,6 +17,7 @@ import gast
 from .aliases import _fresh_value
 from .ir import walk
 from .primitives import DATA_ATTRS
+from .resolve import dotted
 
 # methods that change their receiver (lists, dicts, arrays)
 _MUTATORS = {
@@ -71,7 +72,7 @@ def param_writes(fn, _active=None) -> dict:
     globals_ = getattr(fn, "__globals__", {})
 
     def resolve(func):
-        path = _dotted(func)
+        path = dotted(func)
         if path is None:
             return None
         root, *attrs = path.split(".")
@@ -145,16 +146,6 @@ def param_writes(fn, _active=None) -> dict:
     if _active is None:
         _CACHE[key] = out
     return out
-
-
-def _dotted(node):
-    parts = []
-    while isinstance(node, gast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, gast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
 
 
 def _reads_data_attr(value) -> bool:

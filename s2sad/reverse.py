@@ -23,10 +23,10 @@ import gast
 from . import checkpointing
 from . import primitives as P
 from .aliases import makes_view
-from .ir import MODULES, changed, copy_tree, reads, targets, walk, walk_stmts
+from .ir import MODULES, changed, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import Role, assign, const, name
 from .optimize import fold
-from .reverse_plan import has_break, is_pop, plan_reverse
+from .reverse_plan import has_break, plan_reverse
 from .rules.registry import ELEMENTWISE, public_name
 from .template import as_nodes, operands, substitute, template_locals, to_node
 

@@ -17,7 +17,7 @@ import gast
 
 from . import runtime
 from .containers import may_be_containers
-from .ir import reads, targets, walk, walk_stmts
+from .ir import is_pop, reads, targets, walk, walk_stmts
 
 
 @dataclass
@@ -39,9 +39,9 @@ def plan_reverse(program, shapes) -> Plan:
     params = list(program.params)
     simple = [r.stmt for r in program.simple()]
     assigned = [s for s in simple if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
-    sequences = {s.targets[0].id for s in assigned if isinstance(s.value, (gast.Tuple, gast.List))}
-    # lists of adjoints made by add_seq (generated code differentiated again)
-    sequences |= {
+    # tuple and list displays (the program's), and lists of adjoints made by add_seq (generated code
+    # differentiated again)
+    sequences = set(program.sequences) | {
         s.targets[0].id
         for s in assigned
         if isinstance(s.value, gast.Call) and getattr(s.value.func, "id", None) == "add_seq"
@@ -59,18 +59,6 @@ def plan_reverse(program, shapes) -> Plan:
         fresh_arrays=_fresh_arrays(tree.body, ns),
         stack_lists={s.value.func.value.id for s in assigned if is_pop(s.value)},
         range_vars={r.stmt.target.id for r in program.records.values() if r.kind == "for"},
-    )
-
-
-def is_pop(value) -> bool:
-    """``lst.pop()`` (a list used as a stack, as in s2sad's own generated code)."""
-    return (
-        isinstance(value, gast.Call)
-        and isinstance(value.func, gast.Attribute)
-        and value.func.attr == "pop"
-        and isinstance(value.func.value, gast.Name)
-        and not value.args
-        and not value.keywords
     )
 
 
