@@ -21,13 +21,12 @@ import inspect
 from dataclasses import dataclass
 
 import gast
-import numpy as np
 
 from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups
 from .checkpointing import checkpoint
 from .errors import Location
-from .ir import copy_tree, walk
+from .ir import copy_tree, out_arguments, walk
 from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import param_writes
 from .primitives import is_user_function
@@ -715,18 +714,9 @@ class _ANF:
         self.expr(value)  # evaluated for errors only; no effect
 
     def out_arguments(self, call) -> list[str]:
-        """The local names a NumPy call writes its result into: ``out=y``, or a ufunc's positional
-        output (``np.multiply(a, b, y)``)."""
-        outs = [k.value for k in call.keywords if k.arg == "out"]
-        fn = self.global_callee(call.func)
-        if isinstance(fn, np.ufunc) and len(call.args) > fn.nin:
-            outs += call.args[fn.nin :]
-        names = []
-        for o in outs:
-            for n in o.elts if isinstance(o, gast.Tuple) else [o]:
-                if isinstance(n, gast.Name) and self.is_local(n.id):
-                    names.append(n.id)
-        return names
+        """The local names a NumPy call writes its result into (``out=y``, a ufunc's positional output)."""
+        outs = out_arguments(call, self.global_callee(call.func))
+        return [n.id for n in outs if isinstance(n, gast.Name) and self.is_local(n.id)]
 
     def s_Return(self, node):
         if self.in_loop:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gast
+import numpy as np
 
 from . import runtime
 
@@ -109,7 +110,7 @@ def changed(stmts, mentioned: set | None = None) -> set[str]:
                     out.add(base.id)
             elif isinstance(n, gast.Call) and not _pure_call(n):  # add_at(bx, ...), lst.append(v)
                 out.update(a.id for a in n.args if isinstance(a, gast.Name))
-                out.update(k.value.id for k in n.keywords if k.arg == "out" and isinstance(k.value, gast.Name))
+                out.update(a.id for a in out_arguments(n) if isinstance(a, gast.Name))
                 if isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
                     if n.func.value.id not in MODULES:  # np.multiply(a, b, out=y) changes y, not np
                         out.add(n.func.value.id)
@@ -129,10 +130,23 @@ _NUMPY_WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_alo
 _PURE_HELPERS = {n for n, f in vars(runtime).items() if callable(f) and not n.startswith("_")} - {"add_at"}
 
 
+def out_arguments(call, fn=None) -> list:
+    """The argument nodes a NumPy call writes its result into: ``out=y`` (or a tuple of them), or a
+    ufunc's positional outputs (``np.multiply(a, b, y)``).  ``fn``: the callee, when known; else
+    ``np.<name>`` is looked up in NumPy."""
+    f = call.func
+    if fn is None and isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == "np":
+        fn = getattr(np, f.attr, None)
+    outs = [k.value for k in call.keywords if k.arg == "out"]
+    if isinstance(fn, np.ufunc) and len(call.args) > fn.nin:
+        outs += call.args[fn.nin :]
+    return [n for o in outs for n in (o.elts if isinstance(o, gast.Tuple) else [o])]
+
+
 def _pure_call(call) -> bool:
     """A call known to change none of its arguments: ``np.sum(x)``, ``math.sin(x)``, ``unbroadcast(g, x)``."""
     f = call.func
-    if any(k.arg == "out" for k in call.keywords):
+    if out_arguments(call):
         return False
     if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
         return f.value.id == "math" or f.value.id == "np" and f.attr not in _NUMPY_WRITERS

@@ -1471,3 +1471,11 @@ def rebound_from_itself_then_written_through_alias(x):
     a = a + 1.0
     b[0] = x[1]
     return np.sum(a * b)
+
+
+@case("views", X4)
+def ufunc_positional_output(x):
+    # np.multiply(a, 2.0, a): the third positional argument is the ufunc's output, an in-place write
+    a = x * 1.0
+    np.multiply(a, 2.0, a)
+    return np.sum(a * a)
