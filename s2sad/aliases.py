@@ -571,7 +571,7 @@ def sharing_groups(stmts, resolve=lambda f: None) -> list[set[str]]:
                     value = value.value
                 if _pop(value):  # an element of the list: held by it, not sharing its memory
                     continue
-                groups.append(group | _names(value))
+                groups.append(group | _held_names(value, resolve))
     merged: list[set[str]] = []
     for g in groups:
         meets = [m for m in merged if m & g]
@@ -601,6 +601,15 @@ def appends(stmts, resolve=lambda f: None) -> list[tuple[str, str]]:
                     if not _fresh_value(arg, resolve):
                         out += [(n.func.value.id, a) for a in sorted(_names(arg)) if a != n.func.value.id]
     return out
+
+
+def _held_names(value, resolve) -> set[str]:
+    """The names whose objects ``value`` may be or hold: those it mentions, but for a call's arguments
+    that are new objects themselves (``helper(s, x * i)`` may return ``s``, not ``x``)."""
+    if not isinstance(value, gast.Call):
+        return _names(value)
+    parts = [value.func, *value.args, *(k.value for k in value.keywords)]
+    return set().union(*(_names(p) for p in parts if not _fresh_value(p, resolve)))
 
 
 def _names(node) -> set[str]:

@@ -26,7 +26,7 @@ from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups
 from .checkpointing import checkpoint
 from .errors import Location
-from .ir import copy_tree, out_arguments, walk
+from .ir import copy_tree, out_arguments, targets, walk
 from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import param_writes
 from .primitives import is_user_function
@@ -488,6 +488,8 @@ class _ANF:
             for v in values:
                 if not isinstance(v, gast.Name) or v.id in self.known_ints or v.id in self.aliases.numbers:
                     continue
+                if value is v and self.dead_after_call(v.id, node):
+                    continue  # generated code passes a private copy (param_writes.private_arguments)
                 line, what = writes[p]
                 passed = sources.get(id(v))
                 raise self.error(
@@ -502,6 +504,27 @@ class _ANF:
         self.ns.scope.setdefault("np", __import__("numpy"))
         func = gast.Attribute(value=name("np"), attr=fname, ctx=gast.Load())
         return gast.Call(func=func, args=args, keywords=kws)
+
+    def dead_after_call(self, version: str, call) -> bool:
+        """Whether no name that may share ``version``'s memory is read after ``call``: nowhere else in
+        the current statement (which may rebind it: ``w = step(w, g)``), nor after it."""
+        stmt = self.current
+        temp = version not in self.user_of and self.names.role(version) is Role.TEMP  # read only by ``call``
+        if not (temp or version in self.user_of) or self.aliases.global_written(version):
+            return False
+        if not isinstance(stmt, (gast.Assign, gast.Return, gast.Expr)):
+            return False
+        if isinstance(stmt, gast.Assign):
+            target = stmt.targets[0]
+            if not all(isinstance(t, gast.Name) for t in (target.elts if isinstance(target, gast.Tuple) else [target])):
+                return False  # (x[i] = g(x) reads x after the call)
+        shared = {version, *self.aliases.shared(version)}
+        users = {self.user_of.get(n) for n in shared}
+        inside = {id(n) for n in walk(call)}
+        if any(isinstance(n, gast.Name) and n.id in users and id(n) not in inside for n in walk(stmt.value)):
+            return False
+        rebound = set(targets(stmt)) if isinstance(stmt, gast.Assign) else set()
+        return not any(self.live(n) and self.user_of.get(n) not in rebound for n in shared)
 
     def condition(self, test):
         """Evaluate an ``if`` test once into a name (the adjoint replays the same branch)."""

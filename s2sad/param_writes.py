@@ -16,7 +16,7 @@ import gast
 
 from .aliases import _fresh_value
 from .ir import walk
-from .primitives import DATA_ATTRS
+from .primitives import DATA_ATTRS, is_user_function
 from .resolve import dotted
 
 # methods that change their receiver (lists, dicts, arrays)
@@ -160,3 +160,39 @@ def _root(node):
     while isinstance(node, (gast.Subscript, gast.Attribute, gast.Starred)):
         node = node.value
     return node
+
+
+def private_arguments(tree, lookup) -> None:
+    """In generated code, pass each user function that changes a parameter in place a private copy
+    of that argument (``bump(copy_input(t), v)``).  anf lets such a call through only where no name
+    that may share the argument is read after it, so f's values are the same; the derivative reads
+    the argument's value from before the call (a VJP recomputes from it), and the caller's data is
+    never changed.  ``lookup``: a Name or Attribute node -> the object it denotes."""
+    for n in walk(tree):
+        if not isinstance(n, gast.Call):
+            continue
+        obj = lookup(n.func)
+        fn, bound = (obj.__func__, [None]) if inspect.ismethod(obj) else (obj, [])
+        if not inspect.isfunction(fn) or not is_user_function(fn):
+            continue
+        writes = param_writes(fn)
+        if not writes:
+            continue
+        try:
+            slots = inspect.signature(fn).bind(*bound, *range(len(n.args)), **{k.arg: k for k in n.keywords if k.arg})
+        except TypeError:
+            continue
+        for p, slot in slots.arguments.items():
+            if p not in writes or slot is None:
+                continue
+            if isinstance(slot, gast.keyword):
+                slot.value = _private(slot.value)
+            elif isinstance(slot, int):
+                n.args[slot] = _private(n.args[slot])
+
+
+def _private(value):
+    if not isinstance(value, gast.Name):
+        return value
+    func = gast.Name(id="copy_input", ctx=gast.Load(), annotation=None, type_comment=None)
+    return gast.Call(func=func, args=[value], keywords=[])

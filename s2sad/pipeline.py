@@ -23,6 +23,7 @@ from .ir import targets, walk, walk_stmts
 from .lower_control import lower_control
 from .naming import Names
 from .optimize import optimize
+from .param_writes import private_arguments
 from .parse import parse_function
 from .program import Program
 from .resolve import resolve
@@ -81,6 +82,20 @@ def primal_names(tree) -> frozenset:
     return frozenset(params | {t for s in walk_stmts(tree.body) for t in targets(s)})
 
 
+def private_arguments_of(deriv, prep: Prepared) -> None:
+    """Calls of user functions that change an argument in place get a private copy of it."""
+    from . import runtime
+    from .resolve import MISSING
+
+    def lookup(node):
+        obj = prep.ns.lookup(node)
+        return None if obj is MISSING else obj
+
+    private_arguments(deriv, lookup)
+    if any(isinstance(n, gast.Name) and n.id == "copy_input" for n in walk(deriv)):
+        prep.ns.scope.setdefault("copy_input", runtime.copy_input)
+
+
 def param_names(fn) -> list[str]:
     return [
         p.name
@@ -129,6 +144,7 @@ class _Session:
             seed=seed,
             as_tuple=as_tuple,
         )
+        private_arguments_of(deriv, prep)
         deriv = optimize(deriv, prep.names, primal_names(prep.tree))
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
         return deriv, seed
@@ -164,6 +180,7 @@ class _Session:
             fname=fname,
             kwonly=kwonly,
         )
+        private_arguments_of(deriv, prep)
         deriv = optimize(deriv, prep.names, primal_names(prep.tree))
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
         return deriv, tangents

@@ -1,0 +1,162 @@
+"""User functions that change a parameter in place (``p += v``, ``p[0] = v``), called inside f.
+
+Where nothing reads the argument after the call, the derivative is exact in every mode: generated code
+passes the function a private copy (so the caller's data never changes) and the derivative reads the
+argument's value from before the call.  Where the argument (or a name sharing its memory) is read after
+the call, f sees the change and s2sad refuses at the user's line."""
+
+import copy
+
+import numpy as np
+import pytest
+
+import s2sad
+from tests.exact_or_refused import check
+from tests.fd import numeric_grad
+
+
+def _accumulate(total, x):
+    total += x * x
+    return total
+
+
+def _step(w, g):
+    w -= 0.1 * g
+    return w
+
+
+def _set_first(p, v):
+    p[0] = v * p[1]
+    return p
+
+
+def float_accumulator(x):
+    s = 0.0
+    for i in range(3):
+        s = _accumulate(s, x * i)
+    return s
+
+
+def array_accumulator(x):
+    s = 0.0
+    for i in range(3):
+        s = _accumulate(s, x * i)  # a number, then an array changed in place
+    return np.sum(s)
+
+
+def sgd_loop(w):
+    for _ in range(3):
+        g = np.cos(w)
+        w = _step(w, g)
+    return np.sum(w**2)
+
+
+def dead_temporary(x):
+    return np.sum(_step(np.sin(x), x) ** 2)
+
+
+def dead_local(x):
+    y = np.sin(x)
+    z = _set_first(y, x[1])
+    return np.sum(z * x)
+
+
+def parameter_of_f(x):
+    return np.sum(_step(x, x * x) ** 3)
+
+
+def through_two_calls(x):
+    return np.sum(parameter_of_f_helper(x))
+
+
+def parameter_of_f_helper(x):
+    return _step(x, 2.0) * 3.0
+
+
+X = np.array([0.3, -0.7, 1.1])
+EXACT = [
+    (float_accumulator, (0.7,)),
+    (array_accumulator, (X,)),
+    (sgd_loop, (X,)),
+    (dead_temporary, (X,)),
+    (dead_local, (X,)),
+    (parameter_of_f, (X,)),
+    (through_two_calls, (X,)),
+]
+
+
+@pytest.mark.parametrize("f, args", EXACT, ids=[f"{f.__name__}-{np.ndim(a[0])}" for f, a in EXACT])
+def test_exact_in_every_mode(f, args):
+    x = copy.deepcopy(args[0])
+    before = copy.deepcopy(x)
+
+    def pure(v):  # f itself may change its argument (as Python runs it)
+        return f(copy.deepcopy(v))
+
+    reference = numeric_grad(pure, [x], 0)
+    np.testing.assert_allclose(s2sad.grad(f)(x), reference, rtol=1e-6, atol=1e-8)
+    value, g = s2sad.value_and_grad(f)(x)
+    assert value == pure(x)
+    np.testing.assert_allclose(g, reference, rtol=1e-6, atol=1e-8)
+    direction = np.ones_like(x)
+    _, tangent = s2sad.jvp(f)(x, direction)
+    np.testing.assert_allclose(tangent, np.sum(reference * direction), rtol=1e-6, atol=1e-8)
+    hess = s2sad.hessian(f)(x)
+    fd_hess = numeric_grad(s2sad.grad(f), [x], 0, eps=1e-5)
+    np.testing.assert_allclose(hess, fd_hess, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(x, before)  # the caller's data is unchanged
+    assert check(f, [copy.deepcopy(x)]) == []
+
+
+def read_after_call(x):
+    y = np.sin(x)
+    z = _step(y, x)
+    return np.sum(z * y)  # y was changed by _step: f reads the new values
+
+
+def alias_read_after_call(x):
+    y = np.sin(x)
+    v = y[1:]
+    z = _step(y, x)
+    return np.sum(z) + np.sum(v)
+
+
+def read_later_in_statement(x):
+    y = np.sin(x)
+    return np.sum(_step(y, x) * y)
+
+
+def helper_reads_changed_parameter(x):
+    return np.sum(_changed_then_read(x))
+
+
+def _changed_then_read(x):
+    return _step(x, 2.0) * x[0]  # x[0] is read after _step changed x
+
+
+def view_of_live_array(x):
+    y = np.sin(x)
+    _step(y[1:], 1.0)
+    return np.sum(y * x)
+
+
+REFUSED = [
+    read_after_call,
+    alias_read_after_call,
+    read_later_in_statement,
+    helper_reads_changed_parameter,
+    view_of_live_array,
+]
+
+
+@pytest.mark.parametrize("f", REFUSED)
+def test_refused_where_f_reads_the_changed_argument(f):
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_param_writes\.py:\d+:\d+: .*changes its parameter"):
+        s2sad.grad(f)(X.copy())
+    assert check(f, [X.copy()]) == []
+
+
+def test_generated_code_passes_a_private_copy():
+    text = s2sad.source(s2sad.grad(sgd_loop))
+    assert "w = _step(copy_input(w), g)" in text
+    assert "vjp__step(w, g" in text
