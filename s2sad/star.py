@@ -364,6 +364,7 @@ def dispatcher(fn, chain: list, build):
     typed = receiver(fn)
     kind0 = chain[-1][0]
     extra_count = sum(_trailing(kind, wrt) for kind, wrt, _ in chain)
+    made: dict = {}  # (number of positional arguments, keyword names, class of self) -> (spec, derivative, ...)
 
     def derivative(*args, **kwargs):
         extra_count_now = extra_count
@@ -388,10 +389,16 @@ def dispatcher(fn, chain: list, build):
                     "s2sad differentiates the methods of the class: delete the attribute or rename it"
                 )
             types = {typed: type(fargs[0])}
-        spec = specialize(fn, len(fargs), list(kwargs), types)
-        g = spec
-        for kind, wrt, verbose in chain:
-            g = build(g, kind, _wrt_of(wrt, spec, fn), verbose)
+        key = (len(fargs), tuple(kwargs), types and types[typed])
+        hit = made.get(key)
+        if hit is not None and _valid(hit, fn):
+            spec, g = hit[0], hit[1]
+        else:
+            spec = specialize(fn, len(fargs), list(kwargs), types)
+            g = spec
+            for kind, wrt, verbose in chain:
+                g = build(g, kind, _wrt_of(wrt, spec, fn), verbose)
+            made[key] = (spec, g, fn.__defaults__, fn.__kwdefaults__)
         derivative.__s2sad_last__ = g
         named = {spec.renamed.get(k, k): v for k, v in kwargs.items()}
         if seed is not None:
@@ -405,6 +412,15 @@ def dispatcher(fn, chain: list, build):
     )
     derivative.__s2sad_dispatch__ = (fn, chain)
     return derivative
+
+
+def _valid(hit, fn) -> bool:
+    """A derivative made for an earlier call still is what generation would give now (as the API's cache
+    checks its entries: the defaults, and every check of the guard)."""
+    _, g, defaults, kwdefaults = hit
+    if fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
+        return False
+    return all(check.ok() for check in getattr(g, "__s2sad_checks__", ()))
 
 
 def _wrt_of(wrt, spec: Specialized, fn):
