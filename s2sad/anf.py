@@ -17,6 +17,7 @@ Statement line numbers are the user's, for error messages and source maps.
 
 from __future__ import annotations
 
+import builtins
 import inspect
 from dataclasses import dataclass
 
@@ -429,9 +430,20 @@ class _ANF:
         func = node.func
         for kw in node.keywords:
             if kw.arg is None:
-                raise self.error(node, "**kwargs in a call is not supported; pass keyword arguments by name")
-        if any(isinstance(a, gast.Starred) for a in node.args):
-            raise self.error(node, "*args in a call is not supported; pass the arguments one by one")
+                raise self.error(
+                    node,
+                    f"`{_source(node)}`: the keys of '{_source(kw.value)}' are not known where the derivative is "
+                    "generated (only a dict display of string keys, assigned once and never changed, can be "
+                    "passed with **); pass the keyword arguments by name",
+                )
+        for a in node.args:
+            if isinstance(a, gast.Starred):
+                raise self.error(
+                    node,
+                    f"`{_source(node)}`: the length of '{_source(a.value)}' is not known where the derivative is "
+                    "generated (only a tuple display assigned once, args = (a, b), can be passed with * to a "
+                    "function taking *args); pass the arguments one by one",
+                )
         root = dotted(func)
         is_method = isinstance(func, gast.Attribute) and not (root and root.split(".")[0] not in self.ns.locals)
         if is_method:
@@ -873,8 +885,33 @@ class _ANF:
                 "an array, range, enumerate or zip",
             )
         seq = self.atom(it)
+        if self.may_be_a_dict(it, node):  # for k in d is for k in list(d): a dict's keys, else its items
+            seq = self.atom_of(gast.Call(func=name("list"), args=[seq], keywords=[]), node)
         k = name(self.names.fresh("i", Role.FLAG), gast.Store())
         self.loop(node, self.len_range(seq), k, [(target, seq, None)])
+
+    def may_be_a_dict(self, it, loop) -> bool:
+        """``for k in d`` over a parameter ``d`` (its type is known only at run time) whose body writes
+        into nothing (``list(d)`` holds d's items, not the memory a write would change)."""
+        if not (isinstance(it, gast.Name) and it.id in self.params and self.load(it).id == it.id):
+            return False
+        if self.ns.lookup_name("list") is not builtins.list:
+            return False
+        for n in walk(loop):
+            if (
+                isinstance(n, gast.AugAssign)
+                or isinstance(n, (gast.Subscript, gast.Attribute))
+                and not isinstance(n.ctx, gast.Load)
+            ):
+                return False
+            if (
+                isinstance(n, gast.Call)
+                and isinstance(n.func, gast.Attribute)
+                and dotted(n.func) is None
+                or (isinstance(n, gast.Call) and dotted(n.func) and dotted(n.func).split(".")[0] in self.ns.locals)
+            ):
+                return False
+        return True
 
     def dict_view(self, it):
         """``d.items()``, ``d.keys()``, ``d.values()`` of a local value: (the dict's atom, which); else None."""

@@ -72,7 +72,7 @@ def base_name(fn) -> str:
 
 def normalize(obj):
     """The function (or :class:`BoundFunction`) that ``obj`` calls; DifferentiationError if none."""
-    if isinstance(obj, BoundFunction):
+    if isinstance(obj, BoundFunction) or getattr(obj, "__s2sad_spec__", None) is not None:
         return obj
     args: tuple = ()
     kwargs: dict = {}

@@ -30,7 +30,7 @@ import types
 import gast
 import numpy as np
 
-from . import runtime
+from . import runtime, star
 from .ir import copy_tree, walk
 from .naming import Names, all_names, assign, const, name
 from .resolve import MISSING, dotted
@@ -63,6 +63,8 @@ def _needs_work(tree, ns) -> bool:
         if isinstance(n, gast.Call):
             if isinstance(n.func, gast.Name) and n.func.id in ("max", "min", "list", "tuple", "dict"):
                 return True
+            if any(k.arg is None for k in n.keywords) or isinstance(n.func, gast.Attribute) and n.func.attr == "get":
+                return True
             if isinstance(n.func, gast.Attribute) and n.func.attr in _METHODS:
                 return True
     return False
@@ -89,6 +91,7 @@ class _Desugar:
         self.added: set[str] = set()
         self.root = None  # the expression being desugared: a walrus must not be read before it
         self.dict_params = _dict_parameters(tree)
+        self.tuples, self.dicts = star.known_tuples(tree), star.known_dicts(tree)  # f(*t), f(**d), d.get
 
     def fresh(self, base: str) -> str:
         new = self.names.fresh(base)
@@ -259,6 +262,10 @@ class _Desugar:
             pre.append(_located(assign(target, value), stmt))
             return name(target)
         if isinstance(node, gast.Call):
+            spelled = star.spelled_get(node, self.dicts)
+            if spelled is not None:
+                return self.expr(spelled, pre, stmt)
+            node.keywords = star.spelled_keywords(node, self.dicts) or node.keywords
             node.func = self.expr(node.func, pre, stmt)
             callee = self.ns.lookup(node.func)
             if _is_user_partial(callee) and dotted(node.func) is not None:
@@ -371,7 +378,8 @@ class _Desugar:
         value = arg.value
         if isinstance(value, (gast.Tuple, gast.List)) and not any(isinstance(e, gast.Starred) for e in value.elts):
             return [self.expr(e, pre, stmt) for e in value.elts]
-        n = _fixed_arity(callee, position, call)
+        n = self.tuples.get(value.id) if isinstance(value, gast.Name) else None
+        n = _fixed_arity(callee, position, call) if n is None else n
         if n is None:
             return [arg]  # refused by anf
         seq = self.expr(value, pre, stmt)

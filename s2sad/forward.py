@@ -477,6 +477,9 @@ def forward(program, wrt, shapes, active, request_jvp, *, fname=None, kwonly=Fal
     if dout is None:
         dout = fwd.zero_of(out) if out in fwd.shapes.of else _call("zeros_like", name(out))
     body.append(gast.Return(value=gast.Tuple(elts=[name(out), dout], ctx=gast.Load())))
+    # a tangent nothing reads is still checked, as reverse mode checks its zero adjoint (an object refused)
+    unread = {fwd.tan(w) for w in wrt} - {n.id for s in body[len(cast) :] for n in walk(s) if isinstance(n, gast.Name)}
+    body[: len(cast)] = [gast.Expr(value=c.value) if c.targets[0].id in unread else c for c in cast]
     args = _signature(tree, [fwd.tan(w) for w in wrt], kwonly)
     fn = gast.FunctionDef(
         name=fname, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]

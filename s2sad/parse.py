@@ -32,6 +32,12 @@ class Parsed:
 
 def parse_function(fn) -> Parsed:
     fn = unwrap(fn)
+    if getattr(fn, "__s2sad_spec__", None) is not None:  # *args/**kwargs specialized to one call
+        from .star import specialize_tree
+
+        parsed = parse_function(fn.function)
+        specialize_tree(parsed, fn)
+        return parsed
     bound = getattr(fn, "__s2sad_bound__", None)
     if bound:
         parsed = parse_function(fn.function)

@@ -18,6 +18,7 @@ import numpy as np
 from .resolve import MISSING, Namespace, dotted
 from .rules import lookup
 from .rules.registry import Rule
+from .star import at_call, method_of
 
 _BINOPS = {
     gast.Add: operator.add,
@@ -152,6 +153,12 @@ def _call(call, stmt, ns: Namespace) -> Op:
     keywords = {k.arg: k.value for k in call.keywords}
     path = dotted(call.func)
     obj = ns.lookup(call.func)
+    method = _typed_method(call.func, ns)
+    if method is not None:  # ``self.predict(w)`` where the class of ``self`` is known: its function
+        fn, checks, cls = method
+        ns.methods.extend(checks)
+        fn, keywords = at_call(fn, [call.func.value, *args], keywords, {fn.__code__.co_varnames[0]: cls})
+        return Op(CALL, stmt, fn=fn, args=[call.func.value, *args], keywords=keywords, what=f"{path}()")
     if obj is MISSING:
         if isinstance(call.func, gast.Attribute):
             what = f"method .{call.func.attr}()"
@@ -161,15 +168,28 @@ def _call(call, stmt, ns: Namespace) -> Op:
     if is_output(obj):
         return Op(NONDIFF, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()")
     if is_user_function(obj):
-        return Op(CALL, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()")
+        fn, keywords = at_call(obj, args, keywords)  # *args/**kwargs: specialized to this call
+        return Op(CALL, stmt, fn=fn, args=args, keywords=keywords, what=f"{path}()")
     method = _user_method(obj, call.func)
     if method is not None:  # ``model.predict(x)``: ``Model.predict(model, x)``, the object a constant
         fn, receiver = method
         ns.methods.append(_class_entry(obj, call.func))
+        fn, keywords = at_call(fn, [receiver, *args], keywords)
         return Op(CALL, stmt, fn=fn, args=[receiver, *args], keywords=keywords, what=f"{path}()")
     if is_record_class(obj):
         return _record(obj, stmt, args, keywords, path)
     return _with_rule(obj, stmt, args, keywords, path)
+
+
+def _typed_method(func, ns):
+    """For ``p.name(...)`` where the class of the parameter ``p`` is known (:mod:`star`): the user
+    function it calls, the class dicts to check and the class; else None."""
+    types = getattr(ns.fn, "__s2sad_types__", None)
+    if not types or not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name):
+        return None
+    cls = types.get(func.value.id)
+    found = None if cls is None else method_of(cls, func.attr)
+    return None if found is None else (*found, cls)
 
 
 def _user_method(obj, func):

@@ -19,6 +19,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     set_tangent,
     tree_add,
     unpacked_adjoint,
+    unpacked_tangent,
     unset_item,
     zeros_like,
 )
@@ -36,7 +37,7 @@ def list_(y, x=()):
 
 @forward_rule(builtins.list)
 def list_(y, x=()):
-    dy = list(dx)
+    dy = unpacked_tangent(dx, x)
 
 
 @reverse_rule(builtins.tuple)
@@ -46,7 +47,7 @@ def tuple_(y, x=()):
 
 @forward_rule(builtins.tuple)
 def tuple_(y, x=()):
-    dy = tuple(dx)
+    dy = tuple(unpacked_tangent(dx, x))
 
 
 @reverse_rule(getattr)

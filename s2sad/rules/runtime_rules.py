@@ -23,6 +23,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     unmatmul_y,
     unnorm,
     unpacked_adjoint,
+    unpacked_tangent,
     unreduce,
     unsqueeze,
     unstack,
@@ -290,3 +291,13 @@ def unpacked_adjoint(z, parts, x):
 @reverse_rule(runtime.unpacked_adjoint, name="s2sad.runtime.unpacked_adjoint")
 def unpacked_adjoint(z, parts, x):
     bparts += unpacked_adjoint(bz, parts)
+
+
+@forward_rule(runtime.unpacked_tangent, name="s2sad.runtime.unpacked_tangent")
+def unpacked_tangent(z, dx, x):
+    dz = unpacked_tangent(ddx, x)
+
+
+@reverse_rule(runtime.unpacked_tangent, name="s2sad.runtime.unpacked_tangent")
+def unpacked_tangent(z, dx, x):
+    bdx += unpacked_adjoint(bz, x)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ndarray_item", "ndarray_tolist", "index_of_max", "index_of_min", "unpacked_adjoint"]
+__all__ = ["ndarray_item", "ndarray_tolist", "index_of_max", "index_of_min", "unpacked_adjoint", "unpacked_tangent"]
 
 
 def ndarray_item(x, *index):
@@ -43,3 +43,13 @@ def unpacked_adjoint(parts, x):
     if isinstance(x, list):  # a new list: the adjoint sweep may pop items off it
         return list(parts)
     return tuple(parts)
+
+
+def unpacked_tangent(dx, x):
+    """Tangent of ``list(x)`` (``for v in x``) from the tangent ``dx`` of ``x``: its items, or zeros
+    for a dict (its keys, which carry no derivative)."""
+    if isinstance(x, dict):
+        from .core import zeros_like
+
+        return [zeros_like(k) for k in x]
+    return list(dx)

@@ -23,6 +23,7 @@ from s2sad.runtime import (
     unmatmul_y,
     unnorm,
     unpacked_adjoint,
+    unpacked_tangent,
     unreduce,
     unsqueeze,
     unstack,
@@ -195,3 +196,8 @@ def unkron_b_(g, a, b):
 @case("s2sad.runtime.unpacked_adjoint", A(3), A(3), A(2, 3))
 def unpacked_adjoint_(a, b, x):
     return unpacked_adjoint((a * b, b), x) * x
+
+
+@case("s2sad.runtime.unpacked_tangent", A(2, 3), A(2, 3), A(2, 3))
+def unpacked_tangent_(a, b, x):
+    return np.stack(unpacked_tangent(a * b, x)) * x
