@@ -185,3 +185,47 @@ def pair(x):
 def test_grad_of_a_tuple_output_is_refused(api):
     with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: grad needs a scalar output; pair"):
         api(pair)(np.ones(2))
+
+
+# ---- norms where their gradient x / |x| has no derivative: refused at the user's line, never nan ----------
+
+
+def norm_squared(x):
+    return np.linalg.norm(x) ** 2
+
+
+def row_norms(x):
+    return np.sum(np.linalg.norm(x, axis=1))
+
+
+def norm_p(x, p):
+    return np.linalg.norm(x, ord=p)
+
+
+def test_norm_second_derivative_at_a_zero_norm_is_refused_at_the_users_line():
+    # exact 2I is a limit (|x|**2 / |x|**2), not a local value of the chain rule: refused, never nan
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: np.linalg.norm has no second"):
+        s2sad.hessian(norm_squared)(np.zeros(2))
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: np.linalg.norm has no second"):
+        s2sad.vjp(s2sad.grad(norm_squared))(np.zeros(2), np.ones(2))
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: np.linalg.norm has no second"):
+        s2sad.hessian(row_norms)(np.array([[1.0, 2.0], [0.0, 0.0]]))
+    assert np.array_equal(s2sad.grad(norm_squared)(np.zeros(2)), np.zeros(2))
+    assert_close(s2sad.hessian(norm_squared)(np.array([0.0, 1e-3])), 2 * np.eye(2), rtol=1e-12, atol=1e-12)
+
+
+def _fd_hessian(f, x, eps=1e-6):
+    g = s2sad.grad(f)
+    cols = [(g(x + eps * e) - g(x - eps * e)) / (2 * eps) for e in np.eye(x.size)]
+    return np.stack(cols, axis=-1)
+
+
+def test_norm_ord_second_derivative_at_a_zero_entry():
+    x = np.array([0.0, 1.0, -2.0])
+    h3 = s2sad.hessian(norm_p)(x, 3)  # |x|**3 is twice differentiable at 0
+    assert np.all(np.isfinite(h3))
+    assert_close(h3, _fd_hessian(lambda v: norm_p(v, 3), x), rtol=1e-6, atol=1e-6)
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: np.linalg.norm\(x, ord=1.5\)"):
+        s2sad.hessian(norm_p)(x, 1.5)  # |x|**1.5 is not: refused, not inf or nan
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: np.linalg.norm\(x, ord=2\)"):
+        s2sad.hessian(norm_p)(np.zeros(3), 2)  # a zero norm

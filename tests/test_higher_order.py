@@ -237,16 +237,21 @@ def p_norm(x):
 
 
 def test_refusal_inside_a_derivative_names_the_users_line():
-    # the derivative of np.linalg.norm with ord= calls unnorm_ord, which has no rules: the second derivative
-    # is refused; the message starts at the user's line it differentiates and names the generated line too
+    # np.linalg.norm with ord= differentiates twice (exact); its Hessian's code calls unnorm_ord_tangent, which
+    # has no rules: the third derivative is refused, the message starting at the user's line it differentiates
+    # and naming the generated line too
     line = p_norm.__code__.co_firstlineno + 1
     x = np.array([0.5, -1.5, 2.0])
     assert_close(s2sad.grad(p_norm)(x), numeric_grad(p_norm, [x], 0), rtol=1e-6, atol=1e-7)
+    hessian = s2sad.hessian(p_norm)
+    grad = s2sad.grad(p_norm)
+    expected = np.stack([(grad(x + 1e-6 * e) - grad(x - 1e-6 * e)) / 2e-6 for e in np.eye(3)])
+    assert_close(hessian(x), expected, rtol=1e-6, atol=1e-7)
     with pytest.raises(s2sad.DifferentiationError) as err:
-        s2sad.hessian(p_norm)
+        s2sad.jacobian(hessian)
     message = str(err.value)
     assert message.startswith(f"{__file__}:{line}:5: cannot differentiate the derivative of `return np.sum")
-    assert "unnorm_ord" in message and "(in the generated code at <s2sad " in message
+    assert "unnorm_ord_tangent" in message and "(in the generated code at <s2sad " in message
 
 
 # ---- second derivatives through indices that are neither literals nor the plain loop variable ----

@@ -122,22 +122,18 @@ def test_complex_case_counts():
 # listed here, with the reason; any other failure fails the suite.
 _HELPER = "its adjoint helper `{}` has no rules of its own yet"
 FIRST_ORDER_ONLY: dict[str, str] = {
-    "numpy.linalg.svd": _HELPER.format("unsvd / svd_tangent"),
+    # np.linalg.norm with ord= is exact at order 2; its third derivative is refused
+    "s2sad.runtime.unnorm_ord": _HELPER.format("unnorm_ord_tangent / unnorm_ord_cotangent"),
 }
 
-# cases (rule:function) first-order only by their arguments (ord=), with the reason
-_NORM_ORD = "np.linalg.norm with ord= (any but the default 2-norm): " + _HELPER.format("unnorm_ord")
-FIRST_ORDER_ONLY_CASES: dict[str, str] = {
-    "numpy.linalg.norm:norm_fro": _NORM_ORD,
-    "numpy.linalg.norm:norm_matrix_1_inf": _NORM_ORD,
-    "numpy.linalg.norm:norm_matrix_axes": _NORM_ORD,
-    "numpy.linalg.norm:norm_nuclear": _NORM_ORD,
-    "numpy.linalg.norm:norm_spectral": _NORM_ORD,
-    "numpy.linalg.norm:norm_stacked_matrices": _NORM_ORD,
-    "numpy.linalg.norm:norm_vector_1": _NORM_ORD,
-    "numpy.linalg.norm:norm_vector_inf": _NORM_ORD,
-    "numpy.linalg.norm:norm_vector_p": _NORM_ORD,
-    "numpy.linalg.norm:norm_vector_rows": _NORM_ORD,
+# cases (rule:function) first-order only by their arguments, with the reason
+FIRST_ORDER_ONLY_CASES: dict[str, str] = {}
+
+# complex cases whose second derivative is refused (a ValueError naming "real"), by case id, with the reason
+_COMPLEX_SVD = "the spectral and nuclear norms differentiate u_i v_iᵀ through svd's tangent, for real matrices only"
+SECOND_ORDER_REFUSED: dict[str, str] = {
+    f"numpy.linalg.norm:{name}:complex": _COMPLEX_SVD
+    for name in ("norm_spectral", "norm_nuclear", "norm_matrix_axes", "norm_stacked_matrices")
 }
 
 ORDER3_KINDS = ("elementwise", "scalar")
@@ -260,6 +256,10 @@ COMPLEX_PENDING: dict[str, str] = {}
 
 def _check_order2(case, first_kind):
     """Exact, or (only for rules listed as first-order only) refused: never a wrong number."""
+    if case.id in SECOND_ORDER_REFUSED:
+        with pytest.raises(ValueError, match="real"):
+            _second_order(case, first_kind)
+        return
     if case.rule not in FIRST_ORDER_ONLY and f"{case.rule}:{case.fn.__name__}" not in FIRST_ORDER_ONLY_CASES:
         return _second_order(case, first_kind)
     try:
@@ -285,6 +285,7 @@ def test_order2_reverse_over_forward(case):
 def test_first_order_only_rules_are_registered():
     assert not set(FIRST_ORDER_ONLY) - set(RULES)
     ids = {c.id for c in ALL}
+    assert not (set(SECOND_ORDER_REFUSED) - ids)
     assert not (set(COMPLEX_PENDING) - ids) and not (set(FIRST_ORDER_ONLY_CASES) - {c.id for c in REAL})
 
 

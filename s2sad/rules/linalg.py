@@ -21,9 +21,13 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     match_complex,
     mT,
     nonsingular,
+    over_s,
     phi,
     real_matrix,
-    svd_tangent,
+    svd_factors,
+    svd_input,
+    svd_seed,
+    svd_unseed,
     symmetrize,
     unbroadcast,
     undot_x,
@@ -33,7 +37,6 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     unkron_b,
     unnorm,
     unnorm_ord,
-    unsvd,
     unsymmetrize,
     untensordot_a,
     untensordot_b,
@@ -313,14 +316,33 @@ def eig(y, a):
     dy = (np.diagonal(p, axis1=-2, axis2=-1), dv - y[1] * np.sum(y[1] * dv, axis=-2, keepdims=True))
 
 
+# (u, s, vh) = svd(a), real a, thin or square factors (Townsend 2016), F[i, j] = 1 / (s_j² - s_i²):
+#   P = uᵀ da v,  ds = diag(P),  du = u (F * (P s + s Pᵀ)) + (I - uuᵀ) da v s⁻¹,  dv = v (F * (s P + Pᵀ s)) + (I - vvᵀ) daᵀ u s⁻¹
+#   ā = u [diag(s̄) + F*(uᵀū - ūᵀu) s + s F*(vᵀv̄ - v̄ᵀv)] vᵀ + (I - uuᵀ) ū s⁻¹ vᵀ + u s⁻¹ v̄ᵀ (I - vvᵀ)
+# f holds (u, s, vh) also when only s was computed (compute_uv=False: the thin svd of a again)
 @reverse_rule(np.linalg.svd)
 def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
-    ba += unsvd(by, a, y, full_matrices, compute_uv, hermitian)
+    f = svd_factors(y, np.linalg.svd(svd_input(a, full_matrices, compute_uv, hermitian), full_matrices=False), compute_uv)
+    g = svd_seed(by, f, compute_uv)
+    w = f[1] * f[1]
+    sm = np.expand_dims(f[1], -2)
+    ugu = mT(f[0]) @ g[0]
+    vgv = f[2] @ mT(g[2])
+    inner = np.expand_dims(g[1], -2) * np.eye(np.shape(f[1])[-1]) + gap_weighted(w, ugu - mT(ugu)) * sm + mT(sm) * gap_weighted(w, vgv - mT(vgv))
+    ba += (f[0] @ inner @ f[2] + over_s(g[0] - f[0] @ ugu, f[1], a) @ f[2]
+           + f[0] @ mT(over_s(mT(g[2] - g[2] @ mT(f[2]) @ f[2]), f[1], a)))
 
 
 @forward_rule(np.linalg.svd)
 def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
-    dy = svd_tangent(da, a, y, full_matrices, compute_uv, hermitian)
+    f = svd_factors(y, np.linalg.svd(svd_input(a, full_matrices, compute_uv, hermitian), full_matrices=False), compute_uv)
+    w = f[1] * f[1]
+    sm = np.expand_dims(f[1], -2)
+    p = mT(f[0]) @ da @ mT(f[2])
+    pv = p * float(compute_uv)
+    du = f[0] @ gap_weighted(w, pv * sm + mT(sm) * mT(pv)) + over_s((da @ mT(f[2]) - f[0] @ p) * float(compute_uv), f[1], a)
+    dv = mT(f[2]) @ gap_weighted(w, mT(sm) * pv + mT(pv) * sm) + over_s((mT(da) @ f[0] - mT(f[2]) @ mT(p)) * float(compute_uv), f[1], a)
+    dy = svd_unseed((du, np.diagonal(p, axis1=-2, axis2=-1), mT(dv)), compute_uv)
 
 
 # ---- the linear runtime helpers above, so derivative code can be differentiated again ---------

@@ -13,11 +13,19 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     eigenvector_adjoint,
     from_columns,
     gap_weighted,
+    over_s,
     pick,
     signed_minors,
+    svd_factors,
+    svd_input,
+    svd_seed,
+    svd_unseed,
     unbroadcast,
     uneinsum,
     unminors,
+    unnorm_ord,
+    unnorm_ord_cotangent,
+    unnorm_ord_tangent,
     zeros_like,
 )
 from .registry import forward_rule, reverse_rule
@@ -59,6 +67,79 @@ def gap_weighted_(z, w, m):
     bm += unbroadcast(gap_weighted(w, bz), m)
     f2 = gap_weighted(w, gap_weighted(w, m * bz))
     bw += unbroadcast(np.sum(f2, axis=-1) - np.sum(f2, axis=-2), w)
+
+
+# ---- svd: its rules select (u, s, vh) and the seeds at run time (compute_uv), and divide by s (over_s) ------------
+
+
+@forward_rule(runtime.svd_input, name="s2sad.runtime.svd_input")
+def svd_input_(z, a, full_matrices=True, compute_uv=True, hermitian=False):
+    dz = svd_input(da, full_matrices, compute_uv, hermitian)
+
+
+@reverse_rule(runtime.svd_input, name="s2sad.runtime.svd_input")
+def svd_input_(z, a, full_matrices=True, compute_uv=True, hermitian=False):
+    ba += pick(compute_uv, zeros_like(a), bz)
+
+
+@forward_rule(runtime.svd_factors, name="s2sad.runtime.svd_factors")
+def svd_factors_(z, y, again, compute_uv=True):
+    dz = svd_factors(dy, dagain, compute_uv)
+
+
+@reverse_rule(runtime.svd_factors, name="s2sad.runtime.svd_factors")
+def svd_factors_(z, y, again, compute_uv=True):
+    by += pick(compute_uv, bz, zeros_like(y))
+    bagain += pick(compute_uv, zeros_like(again), bz)
+
+
+@forward_rule(runtime.svd_seed, name="s2sad.runtime.svd_seed")
+def svd_seed_(z, g, factors, compute_uv=True):
+    dz = svd_seed(dg, factors, compute_uv)
+
+
+@reverse_rule(runtime.svd_seed, name="s2sad.runtime.svd_seed")
+def svd_seed_(z, g, factors, compute_uv=True):
+    bg += svd_unseed(bz, compute_uv)
+
+
+@forward_rule(runtime.svd_unseed, name="s2sad.runtime.svd_unseed")
+def svd_unseed_(z, t, compute_uv=True):
+    dz = svd_unseed(dt, compute_uv)
+
+
+@reverse_rule(runtime.svd_unseed, name="s2sad.runtime.svd_unseed")
+def svd_unseed_(z, t, compute_uv=True):
+    bt += svd_seed(bz, t, compute_uv)
+
+
+# z = m / s (columns) for a non-square a:  dz = dm / s - m ds / s²
+@forward_rule(runtime.over_s, name="s2sad.runtime.over_s")
+def over_s_(z, m, s, a):
+    dz = over_s(dm, s, a) - over_s(over_s(m * np.expand_dims(ds, -2), s, a), s, a)
+
+
+@reverse_rule(runtime.over_s, name="s2sad.runtime.over_s")
+def over_s_(z, m, s, a):
+    bm += unbroadcast(over_s(bz, s, a), m)
+    bs -= unbroadcast(np.sum(over_s(over_s(m * bz, s, a), s, a), axis=-2), s)
+
+
+# ---- z = unnorm_ord(g, x, y, ord, ...) = G W: linear in g; W (the gradient of the norm) differentiated by
+# unnorm_ord_tangent and its transpose (per ord, at run time; order 2: those two have no rules of their own)
+
+
+@forward_rule(runtime.unnorm_ord, name="s2sad.runtime.unnorm_ord")
+def unnorm_ord_(z, g, x, y, ord=None, axis=None, keepdims=False):
+    dz = unnorm_ord(dg, x, y, ord, axis, keepdims) + unnorm_ord_tangent(g, x, y, dx, dy, ord, axis, keepdims)
+
+
+@reverse_rule(runtime.unnorm_ord, name="s2sad.runtime.unnorm_ord")
+def unnorm_ord_(z, g, x, y, ord=None, axis=None, keepdims=False):
+    bg += unbroadcast(np.sum(np.real(bz * unnorm_ord(1.0, x, y, ord, axis, keepdims)), axis=axis, keepdims=keepdims), g)
+    t = unnorm_ord_cotangent(bz, g, x, y, ord, axis, keepdims)
+    bx += t[0]
+    by += t[1]
 
 
 # ---- checks that pass the adjoint through (or raise): linear, their own rules ------------------------

@@ -9,6 +9,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     add_seq,
     broadcast_like,
     item_of,
+    norm_moves,
     own,
     scatter,
     tree_add,
@@ -94,9 +95,12 @@ def unextremum(z, g, x, y, axis=None, keepdims=False):
     dz = unextremum(dg, x, y, axis, keepdims)
 
 
+# where y == 0 (x == 0 over the slice) x / |x| has no derivative: norm_moves refuses a moving x there
 @forward_rule(runtime.unnorm, name="s2sad.runtime.unnorm")
 def unnorm(z, g, x, y, axis=None, keepdims=False):
-    dz = unnorm(dg, x, y, axis, keepdims) + unnorm(g, dx, y, axis, keepdims) - unnorm(g * dy / y, x, y, axis, keepdims)
+    ys = np.where(y == 0, 1.0, y)
+    dz = (unnorm(dg, x, y, axis, keepdims) + unnorm(g, norm_moves(dx, x, y, axis, keepdims), ys, axis, keepdims)
+          - unnorm(g * dy / ys, x, ys, axis, keepdims))
 
 
 # z = Re(G) conj(x) / Y (0 where Y == 0), G and Y the adjoint g and the norm y spread over x's shape
@@ -105,8 +109,18 @@ def unnorm(z, g, x, y, axis=None, keepdims=False):
     yy = unreduce(y, x, axis, keepdims)
     inverse = np.where(yy == 0, 0.0, 1.0 / np.where(yy == 0, 1.0, yy))
     bg += np.reshape(np.sum(np.real(bz * np.conj(x)) * inverse, axis=axis, keepdims=keepdims), np.shape(g))
-    bx += unnorm(g, bz, y, axis, keepdims)
+    bx += unnorm(g, norm_moves(bz, x, y, axis, keepdims), y, axis, keepdims)
     by -= np.reshape(np.sum(np.real(bz * z) * inverse, axis=axis, keepdims=keepdims), np.shape(y))
+
+
+@forward_rule(runtime.norm_moves, name="s2sad.runtime.norm_moves")
+def norm_moves(z, t, x, y, axis=None, keepdims=False):
+    dz = norm_moves(dt, x, y, axis, keepdims)
+
+
+@reverse_rule(runtime.norm_moves, name="s2sad.runtime.norm_moves")
+def norm_moves(z, t, x, y, axis=None, keepdims=False):
+    bt += norm_moves(bz, x, y, axis, keepdims)
 
 
 @forward_rule(runtime.unconcatenate, name="s2sad.runtime.unconcatenate")

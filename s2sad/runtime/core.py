@@ -26,6 +26,7 @@ __all__ = [
     "broadcast_like",
     "unbroadcast",
     "unreduce",
+    "norm_moves",
     "zeros_like",
     "copy_input",
     "updates_in_place",
@@ -382,6 +383,18 @@ def unnorm(g, x, y, axis=None, keepdims=False):
     if np.iscomplexobj(x):
         g, x = np.real(g), np.conj(x)
     return unreduce(g, x, axis, keepdims) * np.where(y == 0, 0.0, x / safe)
+
+
+def norm_moves(t, x, y, axis=None, keepdims=False):
+    """``t`` (a tangent or adjoint of ``unnorm``'s ``x`` argument), after checking that it is 0 wherever the norm
+    ``y`` is 0: there ``x / |x|`` (the gradient of the norm) has no derivative, so a second derivative through
+    it is refused (``hessian(lambda x: np.linalg.norm(x) ** 2)`` at 0 included: its limit is not local)."""
+    yy = unreduce(y, x, axis, keepdims)
+    if np.any((np.asarray(yy) == 0) & (np.asarray(t) != 0)):
+        from .refusals import refusal
+
+        raise refusal("np.linalg.norm has no second derivative where the norm is 0 (x / |x| has no limit there)")
+    return t
 
 
 def unsum_items(g, items):

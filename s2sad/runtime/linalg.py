@@ -20,6 +20,8 @@ from .refusals import refusal
 __all__ = [
     "untrace",
     "unnorm_ord",
+    "unnorm_ord_tangent",
+    "unnorm_ord_cotangent",
     "untensordot_a",
     "untensordot_b",
     "uneinsum",
@@ -42,6 +44,11 @@ __all__ = [
     "eigenvalue_adjoint",
     "unsvd",
     "svd_tangent",
+    "svd_input",
+    "svd_factors",
+    "svd_seed",
+    "svd_unseed",
+    "over_s",
     "real_matrix",
     "unpad",
     "unrfft",
@@ -231,6 +238,108 @@ def unnorm_ord(g, x, y, ord=None, axis=None, keepdims=False):
             d = u[..., :, i, None] @ vh[..., i, None, :]
         return g * np.moveaxis(np.conj(d) if np.iscomplexobj(d) else d, (-2, -1), axes)
     raise ValueError(f"np.linalg.norm: invalid ord {ord!r} for a matrix norm")
+
+
+def _norm_axes(x, axis):
+    return tuple(a % np.ndim(x) for a in (range(np.ndim(x)) if axis is None else np.atleast_1d(axis)))
+
+
+def _norm_coefficients(x, y, ord, axes, keepdims):
+    """The derivative of ``W = unnorm_ord(1, x, y, ord, ...)`` (the norm's gradient) for the norms whose W is
+    elementwise in ``x`` given the norm ``Y``: ``(a, b, c, bad)`` with ``dW = a dx + b conj(dx) + c dY``
+    (``b = 0`` for real ``x``), and ``bad`` where the derivative does not exist (a zero norm; a zero entry of a
+    p-norm with p < 2; entries of 1 and inf norms are fine, their W is locally constant for real ``x``)."""
+    Y = unreduce(y, x, axes, keepdims)
+    A, S = np.abs(x), abs_sign(x)
+    complex_ = np.iscomplexobj(x)
+    zero = np.zeros(np.shape(x))
+    safe_a = np.where(A == 0, 1.0, A)
+    if ord is None or (isinstance(ord, str) and ord == "fro") or (len(axes) == 1 and ord not in (0, np.inf, -np.inf)):
+        p = 2.0 if ord is None or isinstance(ord, str) else float(ord)
+        safe_y = np.where(Y == 0, 1.0, Y)
+        r = A / safe_y
+        c0 = np.where(A == 0, 0.0 if p > 2 else 1.0, r) ** (p - 2) / safe_y  # A^(p-2) Y^(1-p)
+        w = S * np.where(A == 0, 1.0 if p == 1 else 0.0, r) ** (p - 1)
+        bad = (Y == 0) | ((A == 0) & (p < 2) & (complex_ or p != 1))
+        if complex_:
+            a, b = (p - 2) / 2 * S * S * c0, p / 2 * c0
+        else:
+            a, b = (p - 1) * c0 * (p != 1), zero
+        return a, b, (1 - p) * w / safe_y, bad
+    if ord == 0:
+        return zero, zero, zero, np.zeros(np.shape(x), dtype=bool)
+    if len(axes) == 1:
+        mask = _split(A == Y, axes)
+    elif ord in (1, -1):
+        mask = _split(np.sum(A, axis=axes[0], keepdims=True) == Y, (axes[1],))
+    else:
+        mask = _split(np.sum(A, axis=axes[1], keepdims=True) == Y, (axes[0],))
+    bad = np.broadcast_to(Y == 0, np.shape(x))
+    if not complex_:
+        return zero, zero, zero, bad
+    return -S * S * mask / (2 * safe_a), mask / (2 * safe_a), zero, bad  # d(conj(x)/|x|) at |x| > 0
+
+
+def _norm_refuse(bad, moving, ord):
+    if np.any(bad & moving):
+        raise refusal(f"np.linalg.norm(x, ord={ord!r}) has no second derivative here (a zero norm, or a zero entry)")
+
+
+def _spectral_factors(x, ord, axes):
+    xm = np.moveaxis(np.asarray(x), axes, (-2, -1))
+    u, s, vh = np.linalg.svd(xm, full_matrices=False)
+    return xm, (u, s, vh), None if ord == "nuc" else 0 if ord == 2 else -1
+
+
+def unnorm_ord_tangent(g, x, y, dx, dy, ord=None, axis=None, keepdims=False):
+    """The tangent of ``unnorm_ord(g, x, y, ord, axis, keepdims)`` along ``dx`` and ``dy`` with ``g`` fixed (the
+    part linear in ``g`` is ``unnorm_ord(dg, ...)``): ``G dW``, ``W`` the norm's gradient.  The spectral and
+    nuclear norms differentiate ``u_i v_iᵀ`` and ``u vᵀ`` through ``svd_tangent`` (real matrices)."""
+    x = np.asarray(x)
+    axes = _norm_axes(x, axis)
+    G = unreduce(np.broadcast_to(np.real(g), np.shape(y)), x, axes, keepdims)
+    dx = np.broadcast_to(dx, np.shape(x))
+    if len(axes) == 2 and ord in (2, -2, "nuc"):
+        xm, (u, s, vh), i = _spectral_factors(x, ord, axes)
+        du, _, dvh = svd_tangent(np.moveaxis(dx, axes, (-2, -1)), xm, (u, s, vh), False)
+        if i is None:
+            dd = du @ vh + u @ dvh
+        else:
+            dd = du[..., :, i, None] @ vh[..., i, None, :] + u[..., :, i, None] @ dvh[..., i, None, :]
+        return G * np.moveaxis(dd, (-2, -1), axes)
+    a, b, c, bad = _norm_coefficients(x, y, ord, axes, keepdims)
+    dY = unreduce(np.broadcast_to(dy, np.shape(y)), x, axes, keepdims)
+    _norm_refuse(bad, (G != 0) & ((dx != 0) | (dY != 0)), ord)
+    dw = np.where(bad, 0.0, a * dx + c * dY)
+    if np.iscomplexobj(x):
+        dw = dw + np.where(bad, 0.0, b * np.conj(dx))
+    return G * dw
+
+
+def unnorm_ord_cotangent(t, g, x, y, ord=None, axis=None, keepdims=False):
+    """The transpose of ``unnorm_ord_tangent`` (pairing ``Re(sum(t * dz))``): the adjoints ``(bx, by)`` of ``x``
+    and ``y`` for the adjoint ``t`` of ``unnorm_ord(g, x, y, ...)``."""
+    x = np.asarray(x)
+    axes = _norm_axes(x, axis)
+    G = unreduce(np.broadcast_to(np.real(g), np.shape(y)), x, axes, keepdims)
+    gt = G * np.broadcast_to(t, np.shape(x))
+    if len(axes) == 2 and ord in (2, -2, "nuc"):
+        xm, (u, s, vh), i = _spectral_factors(x, ord, axes)
+        gm = np.real(np.moveaxis(gt, axes, (-2, -1)))
+        if i is None:
+            gu, gvh = gm @ mT(vh), mT(u) @ gm
+        else:
+            gu, gvh = np.zeros(u.shape), np.zeros(vh.shape)
+            gu[..., :, i] = (gm @ vh[..., i, :, None])[..., 0]
+            gvh[..., i, :] = (u[..., None, :, i] @ gm)[..., 0, :]
+        bx = unsvd((gu, np.zeros(s.shape), gvh), xm, (u, s, vh), False)
+        return np.moveaxis(bx, (-2, -1), axes), np.zeros(np.shape(y))
+    a, b, c, bad = _norm_coefficients(x, y, ord, axes, keepdims)
+    _norm_refuse(bad, gt != 0, ord)
+    gt = np.where(bad, 0.0, gt)
+    bx = gt * a + np.conj(gt * b)
+    by = np.reshape(np.sum(np.real(gt * c), axis=axes, keepdims=keepdims), np.shape(y))
+    return (bx if np.iscomplexobj(x) else np.real(bx)), by
 
 
 def _split(mask, axes):
@@ -469,6 +578,51 @@ def svd_tangent(da, a, y, full_matrices=True, compute_uv=True, hermitian=False):
     if n > m:
         dv = dv + (mT(da) @ u - v @ mT(p)) / sm
     return du, ds, mT(dv)
+
+
+# The rules of np.linalg.svd (s2sad/rules/linalg.py) are formulas over matmul, mT, gap_weighted and the small
+# helpers below, each linear in what it selects or scales, so that the derivative of svd differentiates again.
+
+
+def svd_input(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """The matrix whose singular vectors the rules of ``np.linalg.svd(a, ...)`` compute again: ``a`` when the
+    primal computed singular values only (``compute_uv=False``), else an empty stack (the primal's output holds
+    them), after checking that s2sad differentiates this call (real ``a``; thin or square factors)."""
+    _svd_check(a, full_matrices, compute_uv, hermitian)
+    return np.asarray(a)[..., :0, :0] if compute_uv else a
+
+
+def svd_factors(y, again, compute_uv=True):
+    """``(u, s, vh)`` of the svd: the primal's output ``y`` when it has them, else ``again`` (the thin svd of
+    ``svd_input(a)``)."""
+    return tuple(y) if compute_uv else tuple(again)
+
+
+def svd_seed(g, factors, compute_uv=True):
+    """The adjoint of svd's output as ``(gu, gs, gvh)``: ``g`` itself, or ``(0, g, 0)`` when only the singular
+    values were computed (shaped like ``factors``)."""
+    if compute_uv:
+        return tuple(g)
+    return np.zeros(np.shape(factors[0])), g, np.zeros(np.shape(factors[2]))
+
+
+def svd_unseed(t, compute_uv=True):
+    """The transpose of ``svd_seed``: ``(du, ds, dvh)`` as svd's output, ``ds`` alone when only the singular
+    values were computed."""
+    return tuple(t) if compute_uv else t[1]
+
+
+def over_s(m, s, a):
+    """``m`` with column ``i`` divided by ``s[i]`` for a non-square ``a`` (the part of a singular vector of a
+    tall or wide matrix outside the other factor's span); zeros for a square ``a``, where that part is 0.
+    Zeros where ``m`` is 0; refused where it is not and a singular value is 0 (no derivative there)."""
+    shape = np.broadcast_shapes(np.shape(m), np.shape(s)[:-1] + (1, np.shape(s)[-1]))
+    rows, cols = np.shape(a)[-2:]
+    if rows == cols or not np.any(m):
+        return np.zeros(shape)
+    if np.any(np.asarray(s) == 0) or np.any(np.abs(s) <= np.max(np.abs(s)) * max(rows, cols) * np.finfo(float).eps):
+        raise refusal("the singular vectors of a rank-deficient non-square matrix have no derivative")
+    return m / np.expand_dims(s, -2)
 
 
 def real_matrix(a, what="np.linalg.pinv"):

@@ -14,13 +14,19 @@ from s2sad.runtime import (
     gap_weighted,
     mT,
     nonsingular,
+    over_s,
     phi,
     pick,
     real_matrix,
     signed_minors,
+    svd_factors,
+    svd_input,
+    svd_seed,
+    svd_unseed,
     symmetrize,
     uneinsum,
     unminors,
+    unnorm_ord,
     unsymmetrize,
     untrace,
 )
@@ -490,6 +496,18 @@ def svd_stacked(a):
     return u * vh[:, :, 2][:, None, :] * s[:, None, :]
 
 
+@case("numpy.linalg.svd", A(2, 3, 5))
+def svd_values_wide_stacked(a):
+    return np.linalg.svd(a, compute_uv=False) * np.linalg.svd(a, full_matrices=False, compute_uv=False)[..., :1]
+
+
+@case("numpy.linalg.svd", A(3, 3))
+def svd_values_and_vectors(a):
+    s = np.linalg.svd(a, compute_uv=False)
+    u, s2, vh = np.linalg.svd(a, full_matrices=True)
+    return s * s2[0] + np.sum(u * vh, axis=0)
+
+
 # ---- runtime helpers (what derivative code calls), for derivatives of derivatives -----------
 
 SHAPE_243 = np.zeros((2, 4, 3))
@@ -644,3 +662,45 @@ def unminors_(g):
 @case("s2sad.runtime.nonsingular", wellcond(3))
 def nonsingular_(a):
     return nonsingular(a, np.linalg.slogdet(a)[0]) * a
+
+
+# svd's rules: (u, s, vh) chosen at run time (compute_uv), seeds as (gu, gs, gvh), columns over s (non-square)
+@case("s2sad.runtime.svd_input", A(4, 3), complex=False)
+def svd_input_(a):
+    return svd_input(a, False, False, False) * 2.0 + np.sum(svd_input(a, False, True, False))
+
+
+@case("s2sad.runtime.svd_factors", A(4, 3), A(3), complex=False)
+def svd_factors_(u, s):
+    f = svd_factors((u, s, u[:3]), (u[::-1], s * s, u[1:]), True)
+    g = svd_factors(s, (u * 2.0, s, u[:3]), False)
+    return f[0] * f[1] + f[2][0] + g[0] * g[1] + g[2][1]
+
+
+@case("s2sad.runtime.svd_seed", A(3), A(4, 3), complex=False)
+def svd_seed_(g, u):
+    t = svd_seed(g * g, (u, g, u.T), False)
+    k = svd_seed((u, g, u.T), (u, g, u.T), True)
+    return t[0] + t[1] * k[0] + t[2].T + k[2].T * k[1]
+
+
+@case("s2sad.runtime.svd_unseed", A(4, 3), A(3), complex=False)
+def svd_unseed_(u, s):
+    return svd_unseed((u, s * s, u.T), False) * svd_unseed((u, s, u.T), True)[0]
+
+
+@case("s2sad.runtime.over_s", A(4, 3), A(3, lo=1.0, hi=2.0), complex=False)
+def over_s_(m, s):
+    return over_s(m * m, s, m) + over_s(m, s, np.zeros((3, 3)))
+
+
+@case("s2sad.runtime.unnorm_ord", A(3, 4), A(3, 4))
+def unnorm_ord_(g, x):
+    vector = unnorm_ord(g[:, 0], x, np.linalg.norm(x, 3, axis=1), 3, 1)
+    vector = vector + unnorm_ord(1.0, x, np.linalg.norm(x, "fro"), "fro")
+    return vector + unnorm_ord(g[0, 0], x, np.linalg.norm(x, np.inf), np.inf) * g
+
+
+@case("s2sad.runtime.unnorm_ord", A(4, 3), A(4, 3), complex=False)
+def unnorm_ord_spectral(g, x):
+    return unnorm_ord(g[0, 0], x, np.linalg.norm(x, 2), 2) + unnorm_ord(g[0, 1], x, np.linalg.norm(x, "nuc"), "nuc")

@@ -10,6 +10,7 @@ from s2sad.runtime import (
     astype_of,
     broadcast_like,
     expect_scalar,
+    norm_moves,
     own,
     scatter,
     unbroadcast,
@@ -94,6 +95,11 @@ def unnorm_(g, x, axis):
 @case("s2sad.runtime.unnorm", A(3), C(3, 4), 1)
 def unnorm_complex(g, x, axis):
     return unnorm(g, x, np.sqrt(np.sum(np.abs(x) ** 2, axis=axis)), axis)
+
+
+@case("s2sad.runtime.norm_moves", A(3, 4), A(3, 4))
+def norm_moves_(t, x):
+    return norm_moves(t * t, x, np.linalg.norm(x, axis=1), 1) + norm_moves(t, x, np.linalg.norm(x))
 
 
 @case("s2sad.runtime.astype_of", C(3, 4), A(3, 4))
