@@ -383,7 +383,7 @@ class Reverse:
             code.append(assign(b, _call("own", name(b))))
             self.owned.add(b)
             self.copied.add(b)
-        if self.is_active(value):
+        if self.is_active(value) and array.id not in self.program.integral:  # an int array truncates
             part = gast.Subscript(value=name(b), slice=index, ctx=gast.Load())
             if not _basic_index(index, self.range_vars):  # a[[0, 0, 1]] = v: the last write wins
                 part = gast.BinOp(left=part, op=gast.Mult(), right=_call("last_writes", name(b), _index_value(index)))
@@ -392,6 +392,8 @@ class Reverse:
                 expr = _call("unbroadcast", _call("np.copy", part), value)
             else:  # a number written at integer indices: a number, or a row it was broadcast over (summed)
                 expr = _call("unbroadcast", part, value)
+            if array.id not in self.program.inexact:  # its dtype is known at run time only
+                expr = _call("stored", array, expr)
             code += self.accumulate(value.id, expr, value)
         code.append(
             gast.Assign(
