@@ -11,7 +11,7 @@ import gast
 
 from .aliases import shape_reads
 from .ir import reads, walk
-from .primitives import NONDIFF
+from .primitives import NONDIFF, SETITEM
 
 
 def _flows(program):
@@ -22,8 +22,8 @@ def _flows(program):
         if rec.kind == "for":
             pairs.append((reads(stmt.iter), rec.targets))
         elif rec.op is not None:
-            if rec.kind == NONDIFF:
-                continue
+            if rec.kind == NONDIFF or rec.kind == SETITEM and rec.targets[0] in program.integral:
+                continue  # (a write into an integer or bool array truncates: it stores no derivative)
             outs = rec.targets
             if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
                 # a call whose result is dropped may change its receiver (lst.append(v)) or its

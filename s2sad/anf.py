@@ -27,7 +27,7 @@ from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups
 from .checkpointing import checkpoint
 from .errors import Location
-from .ir import copy_tree, out_arguments, targets, walk
+from .ir import copy_tree, out_arguments, targets, walk, walk_stmts
 from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import param_writes
 from .primitives import is_user_function
@@ -717,7 +717,8 @@ class _ANF:
         self.depth += 1
         entry = self.aliases.snapshot([current.id])
         body = self.block_of(lambda: self.write(current.id, const(Ellipsis), new, node))
-        changing = sorted({s.targets[0].id for s in body if isinstance(s.targets[0], gast.Name)} | {current.id})
+        bound = {t for s in walk_stmts(body) if isinstance(s, gast.Assign) for t in targets(s)}
+        changing = sorted(bound | {current.id})
         after = self.aliases.snapshot(changing)
         self.aliases.restore(entry)
         orelse = self.block_of(lambda: self.emit(assign(rebind(), new), node))

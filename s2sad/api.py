@@ -10,6 +10,7 @@ import contextlib
 import functools
 import gc
 import inspect
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -149,7 +150,7 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
         result = _seed_last(result, gen.seed, param_names(fn))
     written = _written_params(fn, param_names(fn))
     if written:
-        result = _unaliased(result, written, unwrap(fn))
+        result = _unaliased(result, written, unwrap(fn), origins)
     for f in {impl, result}:
         f.__s2sad_source__ = text
         f.__s2sad_impl__ = impl
@@ -188,6 +189,10 @@ def _written_params(fn, params) -> set:
                 r = base(t)
                 if r is not None:
                     out.add(r)
+        for k in node.keywords if isinstance(node, gast.Call) else ():
+            if k.arg == "out":  # np.f(..., out=x) writes into x
+                outs = k.value.elts if isinstance(k.value, gast.Tuple) else [k.value]
+                out.update(r for r in map(base, outs) if r is not None)
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
             r = base(node.func.value)
             if r is not None and node.func.attr in _MUTATORS:
@@ -209,15 +214,48 @@ def _arrays(value):
             yield from _arrays(v)
 
 
-def _unaliased(deriv, written: set, fn):
-    """``deriv`` refusing arguments that share memory when f writes into one of them: the derivative
-    works on private copies, which cannot share memory as the caller's arrays do."""
+def _outer_values(functions):
+    """(what, value) for each global, closure cell and default the user functions may read, as they
+    are now (a global may be rebound between calls)."""
+    for f in functions:
+        code, scope = f.__code__, f.__globals__
+        codes = [code]
+        while codes:
+            c = codes.pop()
+            codes += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+            for n in c.co_names:
+                if n in scope:
+                    yield f"the global '{n}'", scope[n]
+        for n, cell in zip(code.co_freevars, f.__closure__ or ()):
+            try:
+                yield f"the closure variable '{n}'", cell.cell_contents
+            except ValueError:  # an empty cell
+                pass
+        for d in (f.__defaults__ or ()) + tuple((f.__kwdefaults__ or {}).values()):
+            yield "a default argument", d
+
+
+def _unaliased(deriv, written: set, fn, origins=()):
+    """``deriv`` refusing arguments that share memory when f writes into one of them, with each other or
+    with an array f (or a function it calls) reads from a global, closure cell or default: the
+    derivative works on private copies, which cannot share memory as the caller's arrays do."""
     sig = inspect.signature(deriv)
+    functions = [fn] + [unwrap(o) for o in origins if isinstance(unwrap(o), types.FunctionType) and unwrap(o) is not fn]
 
     def checked(*args, **kwargs):
         bound = sig.bind_partial(*args, **kwargs).arguments
         for p in written:
             for a in _arrays(bound.get(p)):
+                for what, value in _outer_values(functions):
+                    if any(np.may_share_memory(a, b) and np.shares_memory(a, b) for b in _arrays(value)):
+                        code = fn.__code__
+                        raise DifferentiationError(
+                            f"{code.co_filename}:{code.co_firstlineno}:1: the argument '{p}' of {fn.__qualname__} "
+                            f"shares memory with {what}, which {fn.__qualname__} reads, and {fn.__qualname__} "
+                            f"writes into '{p}': its derivative works on a private copy of '{p}', which would "
+                            "not change it; pass a copy (np.copy) or change "
+                            f"{fn.__qualname__} to build new arrays"
+                        )
                 for q, value in bound.items():
                     others = [b for b in _arrays(value) if b is not a] if q == p else list(_arrays(value))
                     if any(np.may_share_memory(a, b) and np.shares_memory(a, b) for b in others):

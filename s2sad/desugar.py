@@ -31,7 +31,7 @@ import gast
 import numpy as np
 
 from . import runtime, star
-from .ir import copy_tree, walk
+from .ir import copy_tree, out_arguments, walk
 from .naming import Names, all_names, assign, const, name
 from .resolve import MISSING, dotted
 
@@ -54,6 +54,8 @@ def _needs_work(tree, ns) -> bool:
     if any(isinstance(n, gast.Call) and _is_user_partial(ns.lookup(n.func)) for n in walk(tree)):
         return True
     for n in walk(tree):
+        if isinstance(n, gast.Call) and [k for k in n.keywords if k.arg == "out"] or _ufunc_outputs(n, ns):
+            return True
         if isinstance(
             n, (gast.ListComp, gast.DictComp, gast.GeneratorExp, gast.NamedExpr, gast.Delete, gast.With, gast.Starred)
         ):
@@ -68,6 +70,11 @@ def _needs_work(tree, ns) -> bool:
             if isinstance(n.func, gast.Attribute) and n.func.attr in _METHODS:
                 return True
     return False
+
+
+def _ufunc_outputs(call, ns) -> bool:
+    fn = ns.lookup(call.func) if isinstance(call, gast.Call) else None
+    return isinstance(fn, np.ufunc) and len(call.args) > fn.nin
 
 
 _PREDICATES = {"isinstance", "issubclass", "callable", "hasattr", "bool", "any", "all"}
@@ -139,7 +146,47 @@ class _Desugar:
             s.test = self.expr(s.test, pre, s, True)
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and _starred_target(s.targets[0]):
             return pre + self.starred_assign(s)
-        return pre + [s]
+        return pre + self.out_argument(s)
+
+    def out_argument(self, s) -> list:
+        """``y = np.f(a, b, out=o)`` (or a ufunc's positional output) as ``o[...] = np.f(a, b)`` then
+        ``y = o``: the write into ``o`` is an in-place write like any other.  Only as a statement's
+        whole value; elsewhere, with ``where=``, or with several outputs, refused."""
+        call = getattr(s, "value", None)
+        top = call if isinstance(s, (gast.Assign, gast.Expr, gast.Return)) and isinstance(call, gast.Call) else None
+        for n in walk(s):
+            if isinstance(n, gast.Call) and n is not top and self.outputs(n):
+                raise self.error(n, "np.f(..., out=o) is supported only as a statement's value (y = np.f(x, out=o))")
+        outs = self.outputs(top) if top is not None else []
+        if not outs:
+            return [s]
+        if len(outs) > 1 or any(k.arg == "where" for k in top.keywords):
+            raise self.error(top, "np.f(..., out=) with several outputs or with where= is not supported; assign it")
+        (o,) = outs
+        if not isinstance(o, (gast.Name, gast.Subscript)):
+            raise self.error(top, "out= must name an array (out=a or out=a[i]); assign the result instead")
+        fn = self.ns.lookup(top.func)
+        nin = fn.nin if isinstance(fn, np.ufunc) else len(top.args)
+        value = gast.Call(func=top.func, args=top.args[:nin], keywords=[k for k in top.keywords if k.arg != "out"])
+        if isinstance(o, gast.Name):
+            target = gast.Subscript(value=name(o.id), slice=const(Ellipsis), ctx=gast.Store())
+        else:
+            target = copy_tree(o)
+            target.ctx = gast.Store()
+        out = [_located(gast.Assign(targets=[target], value=value, type_comment=None), s)]
+        if isinstance(s, gast.Assign):
+            out.append(_located(gast.Assign(targets=s.targets, value=copy_tree(o), type_comment=None), s))
+        elif isinstance(s, gast.Return):
+            out.append(_located(gast.Return(value=copy_tree(o)), s))
+        return out
+
+    def outputs(self, call) -> list:
+        """The arrays a NumPy call writes its result into (``out=o``, a ufunc's positional outputs)."""
+        fn = self.ns.lookup(call.func)
+        module = getattr(fn, "__module__", None) or ""
+        if not (isinstance(fn, np.ufunc) or module.startswith("numpy")):
+            return []
+        return [o for o in out_arguments(call, fn) if not (isinstance(o, gast.Constant) and o.value is None)]
 
     def delete(self, s):
         for t in s.targets:

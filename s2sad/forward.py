@@ -214,7 +214,9 @@ class Forward:
     def setitem(self, stmt, op) -> list:
         array, index, value = op.args
         var = array.id
-        t = self.tangent(value)
+        t = self.tangent(value) if var not in self.program.integral else None  # an int array truncates
+        if t is not None and var not in self.program.inexact:  # its dtype is known at run time only
+            t = _call("stored", array, t)
         if var not in self.live and t is None:
             return []
         code = []

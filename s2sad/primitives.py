@@ -178,6 +178,10 @@ def _call(call, stmt, ns: Namespace) -> Op:
         return Op(CALL, stmt, fn=fn, args=[receiver, *args], keywords=keywords, what=f"{path}()")
     if is_record_class(obj):
         return _record(obj, stmt, args, keywords, path)
+    from .dtypes import integral_dtype
+
+    if integral_dtype(keywords.get("dtype"), ns):  # np.cumsum(x, dtype=int): an integer result is a constant
+        return Op(NONDIFF, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}(..., dtype=...)")
     return _with_rule(obj, stmt, args, keywords, path)
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import gast
 
 from . import primitives as P
+from .dtypes import array_kinds
 from .ir import changed, targets, value_reads
 from .naming import Names, Role
 
@@ -52,6 +53,8 @@ class Program:
         self._build(tree.body, ())
         for loop, every in facts.checkpoints.items():
             self.records[loop].checkpointed, self.records[loop].every = True, every
+        # arrays known to hold integers or bools (writes into them store no derivative), or floats
+        self.integral, self.inexact = array_kinds(self.records.values(), ns)
         self.output = tree.body[-1].value.id  # ANF ends with ``return <name>``
         # names bound to a list or tuple display somewhere: ``+`` and ``*`` on them concatenate/repeat
         self.sequences = {

@@ -378,11 +378,12 @@ class Reverse:
         if b not in self.live:
             return []
         code = []
-        if b not in self.owned:
+        whole = isinstance(index, gast.Constant) and index.value is Ellipsis  # (a 0-d array's adjoint may be a float)
+        if b not in self.owned or whole and b not in self.copied:
             code.append(assign(b, _call("own", name(b))))
             self.owned.add(b)
             self.copied.add(b)
-        if self.is_active(value):
+        if self.is_active(value) and array.id not in self.program.integral:  # an int array truncates
             part = gast.Subscript(value=name(b), slice=index, ctx=gast.Load())
             if not _basic_index(index, self.range_vars):  # a[[0, 0, 1]] = v: the last write wins
                 part = gast.BinOp(left=part, op=gast.Mult(), right=_call("last_writes", name(b), _index_value(index)))
@@ -391,6 +392,8 @@ class Reverse:
                 expr = _call("unbroadcast", _call("np.copy", part), value)
             else:  # a number written at integer indices: a number, or a row it was broadcast over (summed)
                 expr = _call("unbroadcast", part, value)
+            if array.id not in self.program.inexact:  # its dtype is known at run time only
+                expr = _call("stored", array, expr)
             code += self.accumulate(value.id, expr, value)
         code.append(
             gast.Assign(
@@ -531,16 +534,16 @@ class Reverse:
         earlier ``if`` on the same condition name, outside loops: derivative code differentiated again
         replays one condition twice), nothing on the path reads its adjoint: it is ``None``."""
         if isinstance(stmt.test, gast.Name) and not self.program.records[stmt].loops:
-            where = self._only_under().get(var)
-            if where == (stmt.test.id, 1 - side):
+            if (stmt.test.id, 1 - side) in self._only_under().get(var, ()):
                 b = self.adj(var)
                 self.live.add(b)
                 return assign(b, const(None))
         return self.zero(var)
 
     def _only_under(self) -> dict:
-        """var -> (condition name, side) when every assignment of ``var`` is in that side of ``if`` s on
-        that condition name, outside loops (and the condition name is assigned once)."""
+        """var -> the (condition name, side) pairs such that every assignment of ``var`` is in that side
+        of ``if`` s on that condition name, outside loops (and the condition name is assigned once);
+        nested ``if`` s give several."""
         if getattr(self, "_branch_only", None) is None:
             assigned: dict = {}
             for s in walk_stmts(self.tree.body):
@@ -556,12 +559,9 @@ class Reverse:
                                 sides.setdefault(t, {}).setdefault(key, 0)
                                 sides[t][key] += 1
             self._branch_only = {
-                var: next(iter(where))
+                var: {key for key, count in where.items() if count == assigned[var] and assigned.get(key[0]) == 1}
                 for var, where in sides.items()
-                if len(where) == 1
-                and var not in self.params
-                and next(iter(where.values())) == assigned[var]
-                and assigned.get(next(iter(where))[0]) == 1
+                if var not in self.params
             }
         return self._branch_only
 
@@ -801,10 +801,11 @@ def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=Non
     result = results[0] if len(results) == 1 and not as_tuple else gast.Tuple(elts=results, ctx=gast.Load())
     if mode == "value_and_grad":
         value = name(out)
-        if out in changed(adjoint):  # the adjoint sweep restores what loops and branches overwrote
+        sharing = {out} | program.shares.get(out, set())  # (out = a[..., 0] is a view of a)
+        if sharing & changed(adjoint):  # the adjoint sweep restores what loops and branches overwrote
             value = name(names.fresh("value"))
             keep = name(out)
-            if _written_in_place(adjoint, out):
+            if any(_written_in_place(adjoint, n) for n in sharing):
                 keep = _call("snapshot", keep)
             primal.append(assign(value.id, keep))
         result = gast.Tuple(elts=[value, result], ctx=gast.Load())

@@ -12,6 +12,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     norm_moves,
     own,
     scatter,
+    stored,
     tree_add,
     unbroadcast,
     unconcatenate,
@@ -48,6 +49,16 @@ def broadcast_like(z, t, y):
 @reverse_rule(runtime.broadcast_like, name="s2sad.runtime.broadcast_like")
 def broadcast_like(z, t, y):
     bt += unbroadcast(bz, t)
+
+
+@forward_rule(runtime.stored, name="s2sad.runtime.stored")
+def stored(z, a, g):
+    dz = stored(a, dg)
+
+
+@reverse_rule(runtime.stored, name="s2sad.runtime.stored")
+def stored(z, a, g):
+    bg += stored(a, bz)
 
 
 @forward_rule(runtime.unbroadcast, name="s2sad.runtime.unbroadcast")

@@ -23,6 +23,7 @@ from .trees import (
 )
 
 __all__ = [
+    "stored",
     "broadcast_like",
     "unbroadcast",
     "unreduce",
@@ -461,6 +462,14 @@ def is_view(x, a):
     read out of an array, which shows later writes into ``a``) rather than a number copied out of an
     array or an item of a list (which keep their values when ``a[i]`` is assigned)."""
     return isinstance(a, np.ndarray) and isinstance(x, np.ndarray)
+
+
+def stored(a, g):
+    """The derivative ``g`` of a value written into ``a`` (``a[i] = v``) that the write keeps: ``g``
+    itself, or zeros where ``a`` holds integers or bools (the write truncates ``v``)."""
+    if np.asarray(a).dtype.kind in "fc":
+        return g
+    return zeros_like(g)
 
 
 def last_writes(a, index):

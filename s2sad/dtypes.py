@@ -1,0 +1,116 @@
+"""dtypes: which arrays are known to hold integers or bools, and which are known to be float or complex.
+
+Takes a :class:`~s2sad.program.Program`'s records (before it is complete: ``Program`` calls
+:func:`array_kinds` once its records are built); gives two sets of names, ``integral`` (every value the
+name is bound to is an integer or bool array: ``np.arange(3)``, ``np.array([1, 2])``, ``np.full(4, 1)``,
+``np.zeros(n, dtype=bool)``) and ``inexact`` (every value is float or complex: ``np.zeros(n)``,
+``x * 1.0``, ``np.copy`` of such an array).  A name in neither may hold either; its dtype is checked at
+run time where a differentiated value is written into it (``stored`` in runtime/core.py).
+
+As in JAX, an integer or bool value carries no derivative: writing a differentiated value into such an
+array truncates it (derivative 0), and a NumPy function given an integer or bool ``dtype=`` returns a
+constant (``integral_dtype``, used by ``primitives.classify``).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+import numpy as np
+
+from . import primitives as P
+from .resolve import MISSING
+
+_CREATE = {np.zeros, np.ones, np.empty, np.eye, np.identity, np.linspace, np.logspace}
+_LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array, np.asarray, np.ascontiguousarray}
+_ARITH = {operator.add, operator.sub, operator.mul, operator.pow, operator.neg, operator.pos, operator.getitem}
+
+
+def _dtype_kind(node, ns) -> str | None:
+    """The kind letter (``"f"``, ``"i"``, ``"b"``, ...) of the dtype a ``dtype=`` expression names, when
+    it is known when code is generated."""
+    obj = node.value if isinstance(node, gast.Constant) else ns.lookup(node)
+    if obj is MISSING or obj is None:
+        return None
+    try:
+        return np.dtype(obj).kind
+    except TypeError:
+        return None
+
+
+def integral_dtype(node, ns) -> bool:
+    """Whether the ``dtype=`` expression ``node`` names an integer or bool dtype."""
+    return node is not None and _dtype_kind(node, ns) in ("b", "i", "u")
+
+
+def _ufunc_gives_inexact(fn) -> bool:
+    """A NumPy ufunc whose result is float or complex even for integer operands (``np.sin``, ``/``)."""
+    if fn is operator.truediv:
+        return True
+    if not isinstance(fn, np.ufunc) or fn.nout != 1:
+        return False
+    try:
+        return fn(*[np.ones(1, dtype=int)] * fn.nin).dtype.kind in "fc"
+    except (TypeError, ValueError):
+        return False
+
+
+def array_kinds(records, ns) -> tuple[set[str], set[str]]:
+    """(integral, inexact): the names every binding of which is an integer/bool array, or a float/complex one."""
+    defs: dict[str, list] = {}
+    for rec in records:
+        if rec.kind in ("if", "while"):
+            continue
+        for t in rec.targets if rec.kind != P.SETITEM else ():
+            defs.setdefault(t, []).append(rec)
+    integral = _fixpoint(defs, ns, "integral")
+    inexact = _fixpoint(defs, ns, "inexact")
+    return integral, inexact
+
+
+def _fixpoint(defs, ns, which) -> set[str]:
+    known = {n for n, rs in defs.items() if all(r.op is not None and len(r.targets) == 1 for r in rs)}
+    while True:  # drop names one of whose bindings is not known to be of the kind: a greatest fixpoint
+        keep = {n for n in known if all(_kind_of(r.op, ns, known, which) for r in defs[n])}
+        if keep == known:
+            return known
+        known = keep
+
+
+def _atom_is(atom, known, which) -> bool:
+    if isinstance(atom, gast.Name):
+        return atom.id in known
+    if isinstance(atom, gast.Constant):
+        v = atom.value
+        if which == "integral":
+            return isinstance(v, (bool, int))
+        return isinstance(v, (float, complex))
+    return False
+
+
+def _kind_of(op, ns, known, which) -> bool:
+    """Whether the value ``op`` computes is known to be an ``integral`` (or ``inexact``) array."""
+    fn, args, kw = op.fn, op.args, op.keywords
+    if op.kind == P.COPY:
+        return _atom_is(args[0], known, which)
+    if op.kind == P.BUILD and which == "integral" and op.keys is None and op.fn is None:
+        return bool(args) and all(_atom_is(a, known, which) for a in args)
+    if "dtype" in kw:
+        kind = _dtype_kind(kw["dtype"], ns)
+        if fn in _CREATE | _LIKE | {np.full, np.full_like, np.arange} or integral_dtype(kw["dtype"], ns):
+            return kind is not None and (kind in "biu" if which == "integral" else kind in "fc")
+    if fn in _CREATE:
+        return which == "inexact"
+    if fn is np.full and len(args) >= 2:
+        return _atom_is(args[1], known, which)
+    if fn in _LIKE or fn is np.full_like:
+        return bool(args) and _atom_is(args[0], known, which)
+    if which == "inexact" and _ufunc_gives_inexact(fn):
+        return True
+    if (fn in _ARITH or fn is np.arange) and args:
+        operands = args[:1] if fn is operator.getitem else args
+        if which == "integral":
+            return all(_atom_is(a, known, which) for a in operands)
+        return any(_atom_is(a, known, which) for a in operands)
+    return False
