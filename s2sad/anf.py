@@ -299,6 +299,13 @@ class _ANF:
         """ANF ``node`` into a Name or Constant, emitting statements for its parts."""
         if isinstance(node, gast.Constant):
             return node
+        if (  # -1 is a constant (a[-1] is an element, not a[t] with an index computed at run time)
+            isinstance(node, gast.UnaryOp)
+            and isinstance(node.op, gast.USub)
+            and isinstance(node.operand, gast.Constant)
+            and type(node.operand.value) in (int, float)
+        ):
+            return const(-node.operand.value)
         if isinstance(node, gast.Name):
             return self.load(node)
         if isinstance(node, gast.Attribute) and dotted(node) and dotted(node).split(".")[0] not in self.ns.locals:

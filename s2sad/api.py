@@ -21,6 +21,7 @@ from . import codegen, live, star
 from .callables import base_name, method_checks, normalize
 from .compile import load
 from .errors import DifferentiationError
+from .param_writes import param_writes
 from .parse import unwrap
 from .pipeline import derive, derive_composite, param_names
 
@@ -148,7 +149,7 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     result = live.guard(impl, found, unwrap(fn), kind)
     if kind == "vjp":
         result = _seed_last(result, gen.seed, param_names(fn))
-    written = _written_params(fn, param_names(fn))
+    written = _written_params(fn, param_names(fn)) | set(param_writes(unwrap(fn)))  # (out=, helpers, too)
     if written:
         result = _unaliased(result, written, unwrap(fn), origins)
     for f in {impl, result}:

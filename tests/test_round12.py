@@ -122,7 +122,26 @@ def returns_zero_d_view_after_loop(x):
     return a[..., 3]
 
 
+# ---- second order through a write at a negative index (was refused: -1 was taken for an index computed at run time)
+
+
+def negative_index_augmented_write(x):
+    a = x * 1.0
+    a[-1] *= x[1]
+    return np.sum(a * a)
+
+
+def test_negative_index_is_exact_at_second_order():
+    x = X4.copy()
+    fd = numeric_grad(s2sad.grad(negative_index_augmented_write), [x], 0, eps=1e-5)
+    np.testing.assert_allclose(s2sad.hessian(negative_index_augmented_write)(x), fd, rtol=1e-6, atol=1e-7)
+    jr = s2sad.jacobian(s2sad.grad(negative_index_augmented_write), mode="reverse")(x)
+    np.testing.assert_allclose(jr, fd, rtol=1e-6, atol=1e-7)
+    assert "a[-1] = " in s2sad.source(s2sad.grad(negative_index_augmented_write))
+
+
 EXACT = [
+    negative_index_augmented_write,
     out_keyword_result_used,
     out_rebinds_its_own_array,
     out_seen_through_an_earlier_view,
