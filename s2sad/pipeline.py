@@ -19,7 +19,9 @@ from .activity import activity
 from .anf import anf, assigned_names
 from .callables import base_name
 from .desugar import desugar
+from .errors import DifferentiationError
 from .ir import targets, walk, walk_stmts
+from .lift import lift
 from .lower_control import lower_control
 from .naming import Names
 from .optimize import optimize
@@ -54,7 +56,7 @@ class Generated:
 
 def prepare(fn) -> Prepared:
     parsed = parse_function(fn)
-    ns = resolve(parsed)
+    ns = lift(parsed, resolve(parsed))  # local functions -> functions of their own
     parsed.tree = desugar(parsed.tree, ns, parsed.loc)
     lowered = lower_control(parsed.tree)  # break/continue/return anywhere -> flags anf can replay
     if lowered is not parsed.tree:
@@ -106,6 +108,12 @@ class _Session:
 
     def add_origin(self, fname: str, prep: Prepared):
         self.gen.origins[fname] = (prep.fn, prep.ns)
+        for name, fn in prep.ns.lifted.items():  # the functions lift made, which the code calls by name
+            if self.gen.namespace.setdefault(name, fn) is not fn:
+                raise DifferentiationError(
+                    f"{prep.parsed.loc.filename}: two local functions named '{name}' meet in one derivative "
+                    "module; rename one of them"
+                )
         self.taken |= prep.ns.free  # a generated function never takes a name the code it differentiates reads
 
     def reverse(self, fn, wrt: tuple, mode: str, fname: str, prep: Prepared | None = None, seed=None, as_tuple=False):
