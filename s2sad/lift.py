@@ -39,7 +39,7 @@ from .resolve import MISSING, Namespace, dotted, resolve
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
 
-@dataclass
+@dataclass(eq=False)  # hashed by identity: a key of the clones
 class Local:
     """A function defined inside the function being lifted (in its *scope*)."""
 
@@ -72,7 +72,8 @@ class _Lifter:
         self.reusable: set = set()  # the local functions' own names: not f's names once lifted
         self.cells: dict = {}  # name -> cell of every function made here
         self.lifted: dict = {}  # code name -> function, for the names f's own code calls
-        self.clones: dict = {}  # (helper, ((param, target), ...)) -> (code name, function)
+        self.clones: dict = {}  # (helper, ((param, target), ...)) -> (code name, function, slot params)
+        self.keep: list = []  # the objects whose ids key the clones, kept alive
         self.made: list = []  # (tree, globals, origin, extra cells, function, location) to compile
 
     def fresh(self, base: str) -> str:
@@ -125,6 +126,8 @@ class _Lifter:
                     f"the local function '{label}' is bound more than once; s2sad lifts a local function "
                     "bound once (by one def or one lambda assignment): give each function its own name",
                 )
+        for label in self.opaque_lambdas(tree, named):
+            del named[label]  # given to code s2sad does not see into (sorted(key=g)): a value, as before
         values = locals_ - set(named)
         scope = _Scope(self, values, {}, self.fn, self.ns.lookup, lifting=True)
         scope.aliases = {k: Ref(v, v.code, {}) for k, v in named.items()}
@@ -136,6 +139,19 @@ class _Lifter:
         for local in list(named.values()):
             self.build(local, scope)
         self.compile_all()
+
+    def opaque_lambdas(self, tree, named) -> list:
+        """The lambdas assigned to a name that is passed to a library function (``sorted(xs, key=g)``,
+        ``map(g, xs)``): kept as values (and refused where a differentiated value flows through them)."""
+        out = []
+        for n in _shallow(tree):
+            if not isinstance(n, gast.Call) or isinstance(n.func, gast.Name) and n.func.id in named:
+                continue
+            given = [a for a in n.args + [k.value for k in n.keywords] if isinstance(a, gast.Name)]
+            given = [a.id for a in given if a.id in named and isinstance(named[a.id].node, gast.Lambda)]
+            if given and not is_user_function(_unbound(self.ns.lookup(n.func))):
+                out += [g for g in given if g not in out]
+        return out
 
     def local(self, label, node, where) -> Local:
         if isinstance(node, gast.FunctionDef) and node.decorator_list:
@@ -256,10 +272,11 @@ class _Lifter:
         become keyword-only parameters.  Gives (code name, the made function, {param: slot names})."""
         from .parse import parse_function
 
-        key = (helper, tuple((p, id(r.target)) for p, r in bound.items()))
+        key = (helper, tuple((p, r.target if isinstance(r.target, Local) else id(r.target)) for p, r in bound.items()))
         hit = self.clones.get(key)
         if hit is not None:
             return hit
+        self.keep.append(bound)
         parsed = parse_function(helper)
         tree = parsed.tree
         names = all_names(tree)
@@ -613,6 +630,10 @@ _ESCAPE = (
     "{what} is {how}: s2sad differentiates a local function only where it is called, or passed to a "
     "function of yours that calls it; call it here, or define it at module level"
 )
+
+
+def _unbound(obj):
+    return getattr(obj, "__func__", obj)
 
 
 def _slots(target) -> list:

@@ -1,4 +1,4 @@
-"""The pipeline: parse -> resolve -> desugar -> lower_control -> anf -> Program -> activity/shapes ->
+"""The pipeline: parse -> resolve -> lift -> desugar -> lower_control -> anf -> Program -> activity/shapes ->
 reverse | forward -> optimize -> codegen.
 
 ``derive(fn, wrt, mode)`` gives a :class:`Generated` module: its functions (the requested
@@ -19,7 +19,6 @@ from .activity import activity
 from .anf import anf, assigned_names
 from .callables import base_name
 from .desugar import desugar
-from .errors import DifferentiationError
 from .ir import targets, walk, walk_stmts
 from .lift import lift
 from .lower_control import lower_control
@@ -67,6 +66,17 @@ def prepare(fn) -> Prepared:
     return Prepared(parsed.fn, parsed, ns, tree, names, Program(tree, ns, parsed.loc, names, facts))
 
 
+def rename_lifted(prep: Prepared, old: str, new: str) -> str:
+    """Call the lifted function ``old`` of ``prep`` by ``new`` (another one in the module has its name)."""
+    for node in walk(prep.tree):
+        if isinstance(node, gast.Name) and node.id == old:
+            node.id = new
+    ns = prep.ns
+    ns.lifted[new] = ns.scope[new] = ns.lifted.pop(old)
+    ns.free.add(new)
+    return new
+
+
 def primal_cse(tree):
     """A value the user computes twice (``x**2 / (1 + x**2)``) is computed once, so its adjoint is
     summed first and pushed back through the computation once.  Not with in-place writes into arrays,
@@ -108,13 +118,13 @@ class _Session:
 
     def add_origin(self, fname: str, prep: Prepared):
         self.gen.origins[fname] = (prep.fn, prep.ns)
-        for name, fn in prep.ns.lifted.items():  # the functions lift made, which the code calls by name
-            if self.gen.namespace.setdefault(name, fn) is not fn:
-                raise DifferentiationError(
-                    f"{prep.parsed.loc.filename}: two local functions named '{name}' meet in one derivative "
-                    "module; rename one of them"
-                )
+        for name, fn in list(prep.ns.lifted.items()):  # the functions lift made, called by name
+            if self.gen.namespace.get(name, fn) is not fn:  # another function's local function of that name
+                name = rename_lifted(prep, name, self.unique(name))
+            self.gen.namespace[name] = fn
         self.taken |= prep.ns.free  # a generated function never takes a name the code it differentiates reads
+        if getattr(prep.fn, "__module__", None) == "s2sad.generated":  # and, differentiating generated
+            self.taken |= set(dict.keys(prep.fn.__globals__))  # code, no name its module defines
 
     def reverse(self, fn, wrt: tuple, mode: str, fname: str, prep: Prepared | None = None, seed=None, as_tuple=False):
         from .reverse import reverse

@@ -376,3 +376,157 @@ def test_refusal_points_at_the_exact_column():
     where = re.match(r".*?:(\d+):(\d+):", str(err.value))
     line, col = int(where.group(1)), int(where.group(2))
     assert lines[line - 1][col - 1 :].startswith("g")
+
+
+# ---- more places local functions are used -----------------------------------------------------------
+class Scaled:
+    def __init__(self, a):
+        self.a = a
+
+    def loss(self, x):
+        def h(t):
+            return self.a * t * t
+
+        return h(x) + x
+
+
+def in_comprehensions(x):
+    g = lambda t: np.sin(t) * x  # noqa: E731
+    return sum(g(t) for t in [x, 2 * x]) + np.sum(np.array([g(v) for v in [1.0, x]]))
+
+
+def lambda_as_a_sort_key(x):
+    key = lambda i: -i  # noqa: E731
+    order = sorted(range(3), key=key)
+    return x[order[0]] * 2.0 + np.sum(x[sorted(range(3), key=lambda i: i % 2)])
+
+
+def in_a_while_loop(x):
+    step = lambda t: t * 0.5 + x  # noqa: E731
+    y = x
+    n = 0
+    while n < 3:
+        y = step(y)
+        n += 1
+    return y
+
+
+def helper_with_keywords(fn, v, *, scale=2.0):
+    return fn(v) * scale
+
+
+def compose_two(f1, f2, v):
+    return f1(f2(v))
+
+
+def helpers_with_keywords_and_two_functions(x):
+    return helper_with_keywords(lambda t: t**3, x, scale=x) + compose_two(np.sin, lambda t: t * x, x)
+
+
+def test_closure_over_self_in_a_method():
+    check_all(Scaled(1.5).loss, [0.7])
+
+
+def test_local_functions_in_comprehensions_and_while_loops():
+    check_all(in_comprehensions, [0.7])
+    check_all(in_a_while_loop, [0.7])
+
+
+def test_lambdas_given_to_library_functions_stay_values():
+    check_all(lambda_as_a_sort_key, [np.array([1.0, 2.0, 3.0])])
+
+
+def test_helpers_with_keywords_and_several_function_arguments():
+    check_all(helpers_with_keywords_and_two_functions, [0.7])
+
+
+def test_command_line_writes_the_lifted_functions(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "model.py").write_text(
+        "import numpy as np\n\n\ndef apply(fn, v):\n    return fn(v)\n\n\n"
+        "def f(x):\n    def sq(t):\n        return np.sin(t) * x\n\n"
+        "    g = lambda t: sq(t) * t\n    return apply(g, x) + apply(np.cos, x)\n"
+    )
+    env = {"PYTHONPATH": str(Path(s2sad.__file__).parents[1])}
+    for flags in ([], ["--standalone"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "s2sad", "model.py:f", *flags, "-o", "df.py"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert out.returncode == 0, out.stderr
+        run = subprocess.run(
+            [sys.executable, "-c", "import df; print(repr(df.df_dx(0.7)))"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert run.returncode == 0, run.stderr
+        x = 0.7
+        want = 2 * np.sin(x) * x + np.cos(x) * x * x - np.sin(x)
+        assert abs(float(run.stdout) - want) < 1e-12
+
+
+def escapes_into_map(x):
+    def g(t):
+        return t * x
+
+    return sum(map(g, [x]))
+
+
+def decorated(x):
+    @staticmethod
+    def g(t):
+        return t * x
+
+    return g(x)
+
+
+def too_many_arguments(x):
+    g = lambda t: t * x  # noqa: E731
+    return g(x, x)
+
+
+def helper_assigns_its_function(fn, v):
+    fn = np.sin
+    return fn(v)
+
+
+def passes_lambda_to_assigning_helper(x):
+    return helper_assigns_its_function(lambda t: t, x)
+
+
+MORE_REFUSALS = [
+    (escapes_into_map, r"local function 'g' is used as a value"),
+    (decorated, r"decorated"),
+    (too_many_arguments, r"takes 1 positional"),
+    (passes_lambda_to_assigning_helper, r"'fn' is assigned in helper_assigns_its_function"),
+]
+
+
+@pytest.mark.parametrize("f, message", MORE_REFUSALS, ids=[f.__name__ for f, _ in MORE_REFUSALS])
+def test_more_refusals(f, message):
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_nested_functions\.py:\d+:\d+: .*" + message):
+        s2sad.jvp(f)(0.5, 1.0)
+
+
+def helper_with_its_own_h(v):
+    h = lambda t: np.sin(t) * v  # noqa: E731
+    return h(v) * v
+
+
+def same_local_name_as_a_helper(x):
+    h = lambda t: t * x  # noqa: E731
+    return h(x) + helper_with_its_own_h(x)
+
+
+def test_two_functions_with_local_functions_of_one_name():
+    check_all(same_local_name_as_a_helper, [0.7])
+    text = s2sad.source(s2sad.grad(same_local_name_as_a_helper))
+    assert "t = h(x, x)" in text and "h_1(v, v)" in text
