@@ -262,7 +262,8 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
         parts.append("\n".join(provided.constants))
     parts.append(body)
     if provided.functions:
-        parts.append(f"# Your functions, copied from {path} by --standalone\n" + "\n\n\n".join(provided.functions))
+        how = "by --standalone" if copy else "(local functions, lifted with what they close over as parameters)"
+        parts.append(f"# Your functions, copied from {path} {how}\n" + "\n\n\n".join(provided.functions))
     if provided.helpers:
         banner = f"# Runtime helpers, copied from s2sad {_version()} by --standalone"
         parts.append(banner + "\n" + "\n\n\n".join(provided.helpers))

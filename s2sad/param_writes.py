@@ -59,13 +59,14 @@ def param_writes(fn, _active=None) -> dict:
     if code in active:  # recursion: what the outer scan finds
         return {}
     active.add(code)
+    lifted = getattr(fn, "__s2sad_lifted__", None)  # a local function s2sad lifted: its own tree
     try:
-        tree = gast.parse(inspect.cleandoc("\n" + inspect.getsource(fn))).body[0]
+        tree = lifted.tree if lifted is not None else gast.parse(inspect.cleandoc("\n" + inspect.getsource(fn))).body[0]
     except (OSError, TypeError, SyntaxError, IndentationError):
         return {}
     if not isinstance(tree, (gast.FunctionDef, gast.Lambda)):
         return {}
-    first = code.co_firstlineno
+    first = code.co_firstlineno if lifted is None else 1
     args = tree.args
     params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
     params += [a.id for a in (args.vararg, args.kwarg) if a is not None]
@@ -112,7 +113,7 @@ def param_writes(fn, _active=None) -> dict:
         for p in params_of(node):
             out.setdefault(p, (first + line - 1, what))
 
-    lookup = globals_
+    lookup = {**globals_, **{k: c.cell_contents for k, c in zip(code.co_freevars, fn.__closure__ or ())}}
     for n in walk(tree):
         line = getattr(n, "lineno", 1)
         if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store):

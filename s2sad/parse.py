@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import gast
 
 from .errors import DifferentiationError, Location
-from .ir import walk
+from .ir import copy_tree, walk
 from .sourcecheck import matches_source, transparent
 
 
@@ -38,6 +38,9 @@ def parse_function(fn) -> Parsed:
         parsed = parse_function(fn.function)
         specialize_tree(parsed, fn)
         return parsed
+    lifted = getattr(fn, "__s2sad_lifted__", None)
+    if lifted is not None:  # a local function s2sad lifted (``lift``): its tree, in the user's file
+        return Parsed(copy_tree(lifted.tree), fn, lifted.loc)
     bound = getattr(fn, "__s2sad_bound__", None)
     if bound:
         parsed = parse_function(fn.function)

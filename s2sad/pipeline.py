@@ -1,4 +1,4 @@
-"""The pipeline: parse -> resolve -> desugar -> lower_control -> anf -> Program -> activity/shapes ->
+"""The pipeline: parse -> resolve -> lift -> desugar -> lower_control -> anf -> Program -> activity/shapes ->
 reverse | forward -> optimize -> codegen.
 
 ``derive(fn, wrt, mode)`` gives a :class:`Generated` module: its functions (the requested
@@ -20,6 +20,7 @@ from .anf import anf, assigned_names
 from .callables import base_name
 from .desugar import desugar
 from .ir import targets, walk, walk_stmts
+from .lift import lift
 from .lower_control import lower_control
 from .naming import Names
 from .optimize import optimize
@@ -55,7 +56,7 @@ class Generated:
 
 def prepare(fn) -> Prepared:
     parsed = parse_function(fn)
-    ns = resolve(parsed)
+    ns = lift(parsed, resolve(parsed))  # local functions -> functions of their own
     parsed.tree = desugar(parsed.tree, ns, parsed.loc)
     lowered = lower_control(parsed.tree)  # break/continue/return anywhere -> flags anf can replay
     if lowered is not parsed.tree:
@@ -64,6 +65,17 @@ def prepare(fn) -> Prepared:
     tree, names, facts = anf(parsed.tree, ns, parsed.loc)
     primal_cse(tree)
     return Prepared(parsed.fn, parsed, ns, tree, names, Program(tree, ns, parsed.loc, names, facts))
+
+
+def rename_lifted(prep: Prepared, old: str, new: str) -> str:
+    """Call the lifted function ``old`` of ``prep`` by ``new`` (another one in the module has its name)."""
+    for node in walk(prep.tree):
+        if isinstance(node, gast.Name) and node.id == old:
+            node.id = new
+    ns = prep.ns
+    ns.lifted[new] = ns.scope[new] = ns.lifted.pop(old)
+    ns.free.add(new)
+    return new
 
 
 def primal_cse(tree):
@@ -121,7 +133,13 @@ class _Session:
 
     def add_origin(self, fname: str, prep: Prepared):
         self.gen.origins[fname] = (prep.fn, prep.ns)
+        for name, fn in list(prep.ns.lifted.items()):  # the functions lift made, called by name
+            if self.gen.namespace.get(name, fn) is not fn:  # another function's local function of that name
+                name = rename_lifted(prep, name, self.unique(name))
+            self.gen.namespace[name] = fn
         self.taken |= prep.ns.free  # a generated function never takes a name the code it differentiates reads
+        if getattr(prep.fn, "__module__", None) == "s2sad.generated":  # and, differentiating generated
+            self.taken |= set(dict.keys(prep.fn.__globals__))  # code, no name its module defines
 
     def reverse(self, fn, wrt: tuple, mode: str, fname: str, prep: Prepared | None = None, seed=None, as_tuple=False):
         from .reverse import reverse

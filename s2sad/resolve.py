@@ -59,6 +59,7 @@ class Namespace:
         self.globals = fn.__globals__
         self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         self.scope: dict[str, object] = {}  # names the passes add (``np`` for methods made calls)
+        self.lifted: dict[str, object] = {}  # the functions ``lift`` made that this code calls, by name
         self.closure_names = set(fn.__code__.co_freevars)
         self.methods: list = []  # (class __dict__, name, entry) of user methods called on objects
         self.bound = getattr(fn, "__s2sad_bound__", None) or {}  # parameters fixed to constants
@@ -130,8 +131,10 @@ def _is_user_code(obj) -> bool:
     return is_user_function(obj)
 
 
-def resolve(parsed: Parsed) -> Namespace:
+def resolve(parsed: Parsed, scope: dict | None = None) -> Namespace:
+    """``scope``: names s2sad gives the code (the functions ``lift`` made from local ones)."""
     ns = Namespace(parsed.fn, local_names(parsed.tree))
+    ns.scope.update(scope or {})
     for node in walk(parsed.tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in ns.locals:
             ns.free.add(node.id)

@@ -9,6 +9,7 @@ assignments; so the module imports only numpy, math and the libraries the user's
 
 from __future__ import annotations
 
+import ast
 import builtins
 import inspect
 import os
@@ -102,6 +103,9 @@ class _Provider:
             helper_constant = getattr(home, "__name__", "").startswith(runtime.__name__ + ".")
             (self.out.helpers if helper_constant else self.out.constants).append(f"{name} = {obj!r}")
             return
+        if getattr(obj, "__s2sad_lifted__", None) is not None:  # a local function s2sad lifted
+            self.copy_lifted(name, obj)
+            return
         line = import_line(name, obj)
         if self.standalone and inspect.isfunction(obj) and self.is_user_code(obj):
             self.copy_function(name, obj, self.out.functions)
@@ -151,6 +155,28 @@ class _Provider:
             if global_name not in fn.__globals__:
                 self.fail(f"--standalone cannot copy '{name}': it reads '{global_name}', which is not defined")
             self.provide(global_name, fn.__globals__[global_name], home)
+
+    def copy_lifted(self, name: str, fn):
+        """A function ``lift`` made from a local function: its code (it has no source of its own), and
+        the names it reads (globals; in its cells, the other lifted functions it calls and the functions
+        given to a helper it is a clone of)."""
+        import gast
+
+        from .ir import copy_tree
+
+        tree = fn.__s2sad_lifted__.tree
+        if tree.name != name:
+            self.fail(f"cannot write '{name}': it is the lifted local function {tree.name} under another name")
+        self.out.functions.append(ast.unparse(gast.gast_to_ast(copy_tree(tree))))
+        cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        home = sys.modules.get(fn.__module__)
+        for global_name in sorted(free_names(self.out.functions[-1]) - {name}):
+            if global_name in cells:  # what lift gave it: a lifted function, a function passed to a helper
+                self.provide(global_name, cells[global_name].cell_contents, home)
+            elif global_name in fn.__globals__:
+                self.provide(global_name, fn.__globals__[global_name], home)
+            elif not hasattr(builtins, global_name):
+                self.fail(f"cannot write '{name}': it reads '{global_name}', which is not defined")
 
 
 def free_names(source: str) -> set[str]:

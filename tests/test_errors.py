@@ -57,7 +57,7 @@ def nested_def(x):
     def inner(v):
         return v * x
 
-    return inner(x)
+    return inner
 
 
 def in_place_on_input(x):
@@ -96,7 +96,7 @@ CASES = [
     (uses_exec, "exec()"),
     (try_except, "try/except"),
     (writes_global, "global"),
-    (nested_def, "nested function"),
+    (nested_def, "local function 'inner' is used as a value"),
     (method_mutation, "method .sort()"),
     (with_block, "with blocks"),
     (starred, "*args"),
