@@ -1,6 +1,8 @@
 """Cases for ``copy_input``: the private copy of an argument that the function writes into."""
 
-from s2sad.runtime import copy_input, is_view, last_writes, snapshot, unshared, updates_in_place
+import numpy as np
+
+from s2sad.runtime import copy_input, is_view, last_writes, snapshot, stored, unshared, updates_in_place
 
 from . import A, case
 
@@ -37,3 +39,14 @@ def unshared_is_the_identity(x):
 def snapshot_is_the_identity(x):
     y = snapshot(x * 2.0)
     return y * x
+
+
+@case("s2sad.runtime.stored", A(3))
+def stored_into_a_float_array(x):
+    return stored(np.zeros(3), x * x) * x
+
+
+@case("s2sad.runtime.stored", A(3))
+def stored_into_an_integer_array(x):
+    # a value written into an integer array is truncated: no derivative reaches it
+    return stored(np.arange(3), x * x) * x + x
