@@ -507,14 +507,18 @@ class _ANF:
             for v in values:
                 if not isinstance(v, gast.Name) or v.id in self.known_ints or v.id in self.aliases.numbers:
                     continue
-                if value is v and self.dead_after_call(v.id, node):
+                others = [a for a in [*args, *(k.value for k in kws)] if a is not v and isinstance(a, gast.Name)]
+                twice = self.reached_otherwise(v.id, others)
+                if value is v and not twice and self.dead_after_call(v.id, node):
                     continue  # generated code passes a private copy (param_writes.private_arguments)
                 line, what = writes[p]
                 passed = sources.get(id(v))
+                passed = _source(passed) if passed is not None else self.describe(v.id)
+                also = " and memory it shares through another argument" if twice else ""
                 raise self.error(
                     node,
                     f"{fn.__name__}() changes its parameter '{p}' in place ({what}, line {line}), and this call "
-                    f"passes '{_source(passed) if passed is not None else v.id}' to it: s2sad differentiates "
+                    f"passes '{passed}' to it{also}: s2sad differentiates "
                     f"{fn.__name__}() on a private copy of its arguments, so the change would be lost; "
                     f"make {fn.__name__}() return a new value instead ({p} = {p} + v)",
                 )
@@ -544,6 +548,12 @@ class _ANF:
             return False
         rebound = set(targets(stmt)) if isinstance(stmt, gast.Assign) else set()
         return not any(self.live(n) and self.user_of.get(n) not in rebound for n in shared)
+
+    def reached_otherwise(self, version: str, others) -> bool:
+        """Whether another argument of the call may be, view or hold ``version``'s memory
+        (``h(u, u)``, ``h(u[:2], u[1:])``, ``h(u, [u])``): the callee would see its own write there."""
+        shared = {version, *self.aliases.shared(version)}
+        return any(a.id in shared for a in others)
 
     def condition(self, test):
         """Evaluate an ``if`` test once into a name (the adjoint replays the same branch)."""

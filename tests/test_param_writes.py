@@ -140,7 +140,42 @@ def view_of_live_array(x):
     return np.sum(y * x)
 
 
+def _add_and_multiply(a, b):
+    a += 1.0
+    return a * b
+
+
+def same_array_twice(x):
+    u = x * 1.0
+    return np.sum(_add_and_multiply(u, u))  # b is a: the callee's product reads its own write
+
+
+def overlapping_views(x):
+    u = x * 1.0
+    return np.sum(_add_and_multiply(u[:2], u[1:]))
+
+
+def array_and_its_alias(x):
+    u = x * 2.0
+    v = u
+    return np.sum(_add_and_multiply(u, v))
+
+
+def _scale_first(a, items):
+    a *= 2.0
+    return a + items[0]
+
+
+def array_and_a_list_holding_it(x):
+    u = x * 1.0
+    return np.sum(_scale_first(u, [u]) ** 2)
+
+
 REFUSED = [
+    same_array_twice,
+    overlapping_views,
+    array_and_its_alias,
+    array_and_a_list_holding_it,
     read_after_call,
     alias_read_after_call,
     read_later_in_statement,
