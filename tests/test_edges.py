@@ -229,3 +229,116 @@ def test_norm_ord_second_derivative_at_a_zero_entry():
         s2sad.hessian(norm_p)(x, 1.5)  # |x|**1.5 is not: refused, not inf or nan
     with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: np.linalg.norm\(x, ord=2\)"):
         s2sad.hessian(norm_p)(np.zeros(3), 2)  # a zero norm
+
+
+def norm_sq_ord(x, o):
+    return np.linalg.norm(x, ord=o) ** 2
+
+
+def fro_sq(x):
+    return np.linalg.norm(x, "fro") ** 2
+
+
+def test_norm_ord_squared_at_zero_is_refused_in_every_mode():
+    # the ord= path (unnorm_ord) refuses a zero norm even where the adjoint G = 2 |x| reaching it is 0
+    for f, x in [
+        (lambda v: norm_sq_ord(v, None), np.zeros(3)),
+        (lambda v: norm_sq_ord(v, 2), np.zeros(3)),
+        (fro_sq, np.zeros((2, 2))),
+    ]:
+        for second in (s2sad.hessian(f), s2sad.jacobian(s2sad.grad(f)), s2sad.jacobian(s2sad.grad(f), mode="reverse")):
+            with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: np.linalg.norm\(x, ord="):
+                second(x)
+        assert np.array_equal(s2sad.grad(f)(x), np.zeros_like(x))
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: np.linalg.norm\(x, ord=2\)"):
+        s2sad.grad(s2sad.grad(lambda t: norm_sq_ord(np.array([t, 0.0]), 2)))(0.0)
+
+
+def test_norm_1_at_a_zero_entry_follows_abs_convention():
+    # norm(x, 1) = sum(|x|) with d|x| = +1 at 0 (the project's abs convention), at every order
+    x = np.array([1.0, 0.0, -0.5])
+    ref = lambda v: np.sum(np.abs(v)) ** 2
+    assert_close(s2sad.grad(lambda v: norm_sq_ord(v, 1))(x), s2sad.grad(ref)(x))
+    assert_close(s2sad.hessian(lambda v: norm_sq_ord(v, 1))(x), s2sad.hessian(ref)(x))
+
+
+def spectral(x):
+    return np.linalg.norm(x, 2)
+
+
+def spectral_low(x):
+    return np.linalg.norm(x, -2)
+
+
+def nuclear(x):
+    return np.linalg.norm(x, "nuc")
+
+
+def top_singular(a):
+    return np.linalg.svd(a, compute_uv=False)[0]
+
+
+@pytest.mark.parametrize(
+    "f, x",
+    [
+        (spectral, np.diag([2.0, 2.0, 1.0])),
+        (spectral_low, np.diag([3.0, 1.0, 1.0])),
+        (nuclear, np.diag([3.0, 2.0, 0.0])),
+    ],
+)
+def test_matrix_norms_without_a_derivative_are_refused_at_the_users_line(f, x):
+    for d in (s2sad.grad(f), s2sad.jacobian(f), lambda a: s2sad.jvp(f)(a, np.ones_like(a))):
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: .*no derivative"):
+            d(x)
+
+
+def test_spectral_norm_squared_of_a_zero_matrix():
+    f = lambda x: spectral(x) ** 2
+    z = np.zeros((3, 3))
+    assert np.array_equal(s2sad.grad(f)(z), z)
+    assert np.array_equal(s2sad.jvp(f)(z, np.ones((3, 3)))[1], 0.0)
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: "):
+        s2sad.hessian(f)(z)
+
+
+@pytest.mark.parametrize("f", [top_singular, spectral, nuclear])
+def test_second_derivative_at_lower_repeated_singular_values(f):
+    # first order is exact; the second is refused at the user's line (never a bare ValueError)
+    x = np.diag([3.0, 2.0, 2.0])
+    from fd import numeric_grad
+
+    assert_close(s2sad.grad(f)(x), numeric_grad(f, [x], 0), rtol=1e-6, atol=1e-6)
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_edges.py:\d+:\d+: .*repeated"):
+        s2sad.hessian(f)(x)
+
+
+def svd_fields(a):
+    r = np.linalg.svd(a, full_matrices=False)
+    return np.sum(r.S) + np.sum(r.U[:, 0] ** 2 * np.arange(a.shape[0])) + np.sum(r.Vh[0] ** 3)
+
+
+def eigh_fields(a):
+    r = np.linalg.eigh(a)
+    return np.sum(r.eigenvalues**2) + np.sum(r.eigenvectors[:, 0] ** 4)
+
+
+def slogdet_fields(a):
+    r = np.linalg.slogdet(a)
+    return r.logabsdet * r.sign
+
+
+@pytest.mark.parametrize("f", [svd_fields, eigh_fields, slogdet_fields])
+def test_linalg_named_tuple_fields_in_every_mode(f):
+    from fd import numeric_grad
+
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((4, 3)) if f is svd_fields else np.diag([1.0, 2.0, 3.0]) + 0.1 * rng.standard_normal((3, 3))
+    if f is eigh_fields:
+        a = a + a.T
+    g = numeric_grad(f, [a], 0)
+    assert_close(s2sad.grad(f)(a), g, rtol=1e-5, atol=1e-6)
+    assert_close(s2sad.jvp(f)(a, np.ones_like(a))[1], np.sum(g), rtol=1e-5, atol=1e-6)
+    assert_close(s2sad.jacobian(f, mode="forward")(a), g, rtol=1e-5, atol=1e-6)
+    h = numeric_grad(s2sad.grad(f), [a], 0)
+    assert_close(s2sad.hessian(f)(a), h, rtol=1e-4, atol=1e-5)
+    assert_close(s2sad.jacobian(s2sad.grad(f), mode="reverse")(a), h, rtol=1e-4, atol=1e-5)

@@ -24,6 +24,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     over_s,
     phi,
     real_matrix,
+    result_like,
     svd_factors,
     svd_input,
     svd_seed,
@@ -236,7 +237,7 @@ def slogdet(y, a):
 
 @forward_rule(np.linalg.slogdet)
 def slogdet(y, a):
-    dy = (np.zeros_like(y[0]), np.trace(np.linalg.solve(nonsingular(a, y[0]), da), axis1=-2, axis2=-1))
+    dy = result_like((np.zeros_like(y[0]), np.trace(np.linalg.solve(nonsingular(a, y[0]), da), axis1=-2, axis2=-1)), y)
 
 
 # x = a^-1 b: b̄ = a^-T x̄, ā = -b̄ xᵀ;  dx = a^-1 (db - da x)  (a 1-d b is one column)
@@ -295,7 +296,7 @@ def eigh(y, a, UPLO=None):
 @forward_rule(np.linalg.eigh)
 def eigh(y, a, UPLO=None):
     p = np.conj(mT(y[1])) @ symmetrize(da, UPLO) @ y[1]
-    dy = (np.real(np.diagonal(p, axis1=-2, axis2=-1)), y[1] @ gap_weighted(y[0], p))
+    dy = result_like((np.real(np.diagonal(p, axis1=-2, axis2=-1)), y[1] @ gap_weighted(y[0], p)), y)
 
 
 # (w, v) = eig(a), real distinct eigenvalues: as eigh with v⁻¹ for vᵀ, then each column of dv
@@ -313,13 +314,14 @@ def eig(y, a):
 def eig(y, a):
     p = np.linalg.solve(y[1], da @ y[1])
     dv = y[1] @ gap_weighted(y[0], p)
-    dy = (np.diagonal(p, axis1=-2, axis2=-1), dv - y[1] * np.sum(y[1] * dv, axis=-2, keepdims=True))
+    dy = result_like((np.diagonal(p, axis1=-2, axis2=-1), dv - y[1] * np.sum(y[1] * dv, axis=-2, keepdims=True)), y)
 
 
 # (u, s, vh) = svd(a), real a, thin or square factors (Townsend 2016), F[i, j] = 1 / (s_j² - s_i²):
 #   P = uᵀ da v,  ds = diag(P),  du = u (F * (P s + s Pᵀ)) + (I - uuᵀ) da v s⁻¹,  dv = v (F * (s P + Pᵀ s)) + (I - vvᵀ) daᵀ u s⁻¹
 #   ā = u [diag(s̄) + F*(uᵀū - ūᵀu) s + s F*(vᵀv̄ - v̄ᵀv)] vᵀ + (I - uuᵀ) ū s⁻¹ vᵀ + u s⁻¹ v̄ᵀ (I - vvᵀ)
-# f holds (u, s, vh) also when only s was computed (compute_uv=False: the thin svd of a again)
+# f holds (u, s, vh) also when only s was computed (compute_uv=False: the thin svd of a again); the gaps weigh P
+# before s multiplies it, so a tied pair of zero singular values is refused (P s is 0 there, its limit is not)
 @reverse_rule(np.linalg.svd)
 def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
     f = svd_factors(y, np.linalg.svd(svd_input(a, full_matrices, compute_uv, hermitian), full_matrices=False), compute_uv)
@@ -340,9 +342,9 @@ def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
     sm = np.expand_dims(f[1], -2)
     p = mT(f[0]) @ da @ mT(f[2])
     pv = p * float(compute_uv)
-    du = f[0] @ gap_weighted(w, pv * sm + mT(sm) * mT(pv)) + over_s((da @ mT(f[2]) - f[0] @ p) * float(compute_uv), f[1], a)
-    dv = mT(f[2]) @ gap_weighted(w, mT(sm) * pv + mT(pv) * sm) + over_s((mT(da) @ f[0] - mT(f[2]) @ mT(p)) * float(compute_uv), f[1], a)
-    dy = svd_unseed((du, np.diagonal(p, axis1=-2, axis2=-1), mT(dv)), compute_uv)
+    du = f[0] @ (gap_weighted(w, pv) * sm + mT(sm) * gap_weighted(w, mT(pv))) + over_s((da @ mT(f[2]) - f[0] @ p) * float(compute_uv), f[1], a)
+    dv = mT(f[2]) @ (mT(sm) * gap_weighted(w, pv) + gap_weighted(w, mT(pv)) * sm) + over_s((mT(da) @ f[0] - mT(f[2]) @ mT(p)) * float(compute_uv), f[1], a)
+    dy = result_like(svd_unseed((du, np.diagonal(p, axis1=-2, axis2=-1), mT(dv)), compute_uv), y)
 
 
 # ---- the linear runtime helpers above, so derivative code can be differentiated again ---------

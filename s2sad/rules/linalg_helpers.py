@@ -15,6 +15,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     gap_weighted,
     over_s,
     pick,
+    result_like,
     signed_minors,
     svd_factors,
     svd_input,
@@ -80,6 +81,16 @@ def svd_input_(z, a, full_matrices=True, compute_uv=True, hermitian=False):
 @reverse_rule(runtime.svd_input, name="s2sad.runtime.svd_input")
 def svd_input_(z, a, full_matrices=True, compute_uv=True, hermitian=False):
     ba += pick(compute_uv, zeros_like(a), bz)
+
+
+@forward_rule(runtime.result_like, name="s2sad.runtime.result_like")
+def result_like_(z, parts, y):
+    dz = result_like(dparts, y)
+
+
+@reverse_rule(runtime.result_like, name="s2sad.runtime.result_like")
+def result_like_(z, parts, y):
+    bparts += bz
 
 
 @forward_rule(runtime.svd_factors, name="s2sad.runtime.svd_factors")

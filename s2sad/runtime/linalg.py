@@ -3,8 +3,8 @@
 Each helper is the adjoint (or tangent) of one primitive where no single NumPy expression says it
 well: the math is in the docstring, the code is plain NumPy.  Matrices may be stacked (``...``
 leading axes) wherever the primitive allows it.  Where a derivative does not exist (repeated
-eigenvalues, complex eigenvalues of ``eig``), a helper raises ``ValueError`` instead of returning a
-wrong number.
+eigenvalues, complex eigenvalues of ``eig``), a helper raises a ``DifferentiationError`` naming the user's
+line (``refusal``) instead of returning a wrong number.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ __all__ = [
     "svd_seed",
     "svd_unseed",
     "over_s",
+    "result_like",
     "real_matrix",
     "unpad",
     "unrfft",
@@ -150,7 +151,7 @@ def uneinsum(g, k, *args):
         k -= 1
     target, x = inputs[k], operands[k]
     if len(set(target)) != len(target):
-        raise ValueError(
+        raise refusal(
             f"s2sad cannot differentiate einsum operand '{target}' with a repeated index (a diagonal); "
             "use np.diagonal or np.trace first"
         )
@@ -224,18 +225,20 @@ def unnorm_ord(g, x, y, ord=None, axis=None, keepdims=False):
         return g * sign * _split(np.sum(np.abs(x), axis=cols, keepdims=True) == y, (rows,))
     if ord in (2, -2, "nuc"):
         u, s, vh = np.linalg.svd(np.moveaxis(x, axes, (-2, -1)), full_matrices=False)
+        zero = s[..., :1] == 0  # a zero matrix: its gradient is taken as 0 there, like the 2-norm's (unnorm)
         if ord == "nuc":
-            _nonzero(s, "the nuclear norm of a rank-deficient matrix")
+            _nonzero(np.where(zero, 1.0, s), "the nuclear norm of a rank-deficient matrix", s)
             d = u @ vh
         else:
             i = 0 if ord == 2 else -1
             if s.shape[-1] > 1:
                 _nonzero(
-                    s[..., [0]] - s[..., [1]] if ord == 2 else s[..., [-2]] - s[..., [-1]],
+                    np.where(zero, 1.0, s[..., [0]] - s[..., [1]] if ord == 2 else s[..., [-2]] - s[..., [-1]]),
                     f"the ord={ord} matrix norm at a repeated singular value",
                     s,
                 )
             d = u[..., :, i, None] @ vh[..., i, None, :]
+        d = np.where(zero[..., None], 0.0, d)
         return g * np.moveaxis(np.conj(d) if np.iscomplexobj(d) else d, (-2, -1), axes)
     raise ValueError(f"np.linalg.norm: invalid ord {ord!r} for a matrix norm")
 
@@ -280,6 +283,13 @@ def _norm_coefficients(x, y, ord, axes, keepdims):
     return -S * S * mask / (2 * safe_a), mask / (2 * safe_a), zero, bad  # d(conj(x)/|x|) at |x| > 0
 
 
+def _zero_norm(x, y, axes, keepdims):
+    """Where the norm ``y`` is 0, spread over ``x``'s shape: there the norm's gradient ``W`` has no limit (it
+    depends on the direction ``x`` leaves 0 in), so ``G dW`` is refused even where ``G`` is 0 (``G W`` with a
+    jumping ``W`` has no derivative then either: ``hessian(lambda x: np.linalg.norm(x, ord=o)**2)`` at 0)."""
+    return np.broadcast_to(unreduce(y, x, axes, keepdims) == 0, np.shape(x))
+
+
 def _norm_refuse(bad, moving, ord):
     if np.any(bad & moving):
         raise refusal(f"np.linalg.norm(x, ord={ord!r}) has no second derivative here (a zero norm, or a zero entry)")
@@ -309,7 +319,7 @@ def unnorm_ord_tangent(g, x, y, dx, dy, ord=None, axis=None, keepdims=False):
         return G * np.moveaxis(dd, (-2, -1), axes)
     a, b, c, bad = _norm_coefficients(x, y, ord, axes, keepdims)
     dY = unreduce(np.broadcast_to(dy, np.shape(y)), x, axes, keepdims)
-    _norm_refuse(bad, (G != 0) & ((dx != 0) | (dY != 0)), ord)
+    _norm_refuse(bad, ((G != 0) | _zero_norm(x, y, axes, keepdims)) & ((dx != 0) | (dY != 0)), ord)
     dw = np.where(bad, 0.0, a * dx + c * dY)
     if np.iscomplexobj(x):
         dw = dw + np.where(bad, 0.0, b * np.conj(dx))
@@ -335,7 +345,7 @@ def unnorm_ord_cotangent(t, g, x, y, ord=None, axis=None, keepdims=False):
         bx = unsvd((gu, np.zeros(s.shape), gvh), xm, (u, s, vh), False)
         return np.moveaxis(bx, (-2, -1), axes), np.zeros(np.shape(y))
     a, b, c, bad = _norm_coefficients(x, y, ord, axes, keepdims)
-    _norm_refuse(bad, gt != 0, ord)
+    _norm_refuse(bad, ((G != 0) | _zero_norm(x, y, axes, keepdims)) & (np.broadcast_to(t, np.shape(x)) != 0), ord)
     gt = np.where(bad, 0.0, gt)
     bx = gt * a + np.conj(gt * b)
     by = np.reshape(np.sum(np.real(gt * c), axis=axes, keepdims=keepdims), np.shape(y))
@@ -352,7 +362,7 @@ def _nonzero(values, what, like=None):
     like = values if like is None else like
     scale = np.max(np.abs(like), initial=0.0) * np.shape(like)[-1] * np.finfo(float).eps
     if np.any(np.abs(values) <= scale):
-        raise ValueError(f"s2sad: {what} has no derivative")
+        raise refusal(f"{what} has no derivative")
 
 
 # ---- solving -------------------------------------------------------------------------------
@@ -462,7 +472,7 @@ def eigengaps(w, what="eigenvectors have no derivative at repeated eigenvalues")
     where the eigenvectors have no derivative (repeated or complex eigenvalues)."""
     if np.iscomplexobj(w):
         if np.any(np.imag(w) != 0):
-            raise ValueError(
+            raise refusal(
                 "s2sad differentiates np.linalg.eig only for real eigenvalues, and this matrix has complex "
                 "ones; for a symmetric matrix use np.linalg.eigh"
             )
@@ -471,23 +481,35 @@ def eigengaps(w, what="eigenvectors have no derivative at repeated eigenvalues")
     off = ~np.eye(np.shape(w)[-1], dtype=bool)
     scale = np.max(np.abs(w), initial=0.0) * np.shape(w)[-1] * np.finfo(float).eps
     if np.any(np.abs(diff[..., off]) <= scale):
-        raise ValueError(f"s2sad: {what}")
+        raise refusal(what)
     return np.where(off, 1.0 / np.where(off, diff, 1.0), 0.0)
 
 
 def gap_weighted(w, m):
-    """``F * m`` with ``F = eigengaps(w)`` (``F[i, j] = 1 / (w[j] - w[i])``, 0 on the diagonal); zeros when
-    ``m`` is zero (no eigenvector is used), so repeated eigenvalues raise only where they matter."""
+    """``F * m`` with ``F[i, j] = 1 / (w[j] - w[i])`` (0 on the diagonal), entry by entry: 0 where ``m`` is 0
+    (that pair of eigenvectors is not used), so repeated eigenvalues are refused only where they matter
+    (``m`` not 0 at a tied pair), as are complex ones of ``eig``."""
+    shape = np.broadcast_shapes(np.shape(m), np.shape(w)[:-1] + (np.shape(w)[-1],) * 2)
     if not np.any(m):
-        return np.zeros(np.broadcast_shapes(np.shape(m), np.shape(w)[:-1] + (np.shape(w)[-1],) * 2))
-    return eigengaps(w) * m
+        return np.zeros(shape)
+    if np.iscomplexobj(w):
+        eigengaps(w)  # refuses complex eigenvalues
+        w = np.real(w)
+    diff = np.expand_dims(w, -2) - np.expand_dims(w, -1)
+    off = ~np.eye(np.shape(w)[-1], dtype=bool)
+    scale = np.max(np.abs(w), initial=0.0) * np.shape(w)[-1] * np.finfo(float).eps
+    tied = off & (np.abs(diff) <= scale)
+    used = np.broadcast_to(np.asarray(m) != 0, shape)
+    if np.any(np.broadcast_to(tied, shape) & used):
+        raise refusal("eigenvectors (singular vectors) have no derivative at repeated eigenvalues (singular values)")
+    return np.where(off & ~tied, 1.0 / np.where(off & ~tied, diff, 1.0), 0.0) * m
 
 
 def eigenvector_adjoint(g, v):
     """The adjoint ``g`` of the eigenvectors ``v`` of ``eigh``, which s2sad differentiates for real matrices
-    only (complex eigenvectors have an arbitrary phase): ``g`` itself, or ValueError."""
+    only (complex eigenvectors have an arbitrary phase): ``g`` itself, or a refusal."""
     if np.iscomplexobj(v) and np.any(g):
-        raise ValueError(
+        raise refusal(
             "s2sad differentiates the eigenvectors of np.linalg.eigh for real matrices only (complex "
             "eigenvectors have an arbitrary phase); the eigenvalues of complex Hermitian matrices are fine"
         )
@@ -496,7 +518,7 @@ def eigenvector_adjoint(g, v):
 
 def eigenvalue_adjoint(g, w):
     """The adjoint ``g`` of the eigenvalues ``w`` of ``eig``, differentiated where they are real only:
-    ``g`` (its real part when ``w`` is complex-typed with real values), or ValueError."""
+    ``g`` (its real part when ``w`` is complex-typed with real values), or a refusal."""
     if np.iscomplexobj(w):
         eigengaps(w)  # raises where they are not real
         return np.real(g)
@@ -508,18 +530,18 @@ def eigenvalue_adjoint(g, w):
 
 def _real_only(a, what):
     if np.iscomplexobj(a):
-        raise ValueError(f"s2sad differentiates {what} of real matrices only")
+        raise refusal(f"s2sad differentiates {what} of real matrices only")
 
 
 def _svd_check(a, full_matrices, compute_uv, hermitian):
     m, n = np.shape(a)[-2:]
     if full_matrices and compute_uv and m != n:
-        raise ValueError(
+        raise refusal(
             "s2sad differentiates np.linalg.svd of a non-square matrix only with full_matrices=False "
             "(the extra singular vectors are not unique)"
         )
     if hermitian or np.iscomplexobj(a):
-        raise ValueError("s2sad differentiates np.linalg.svd of real matrices with hermitian=False only")
+        raise refusal("s2sad differentiates np.linalg.svd of real matrices with hermitian=False only")
 
 
 _REPEATED_SINGULAR = "singular vectors have no derivative at repeated singular values"
@@ -608,8 +630,11 @@ def svd_seed(g, factors, compute_uv=True):
 
 def svd_unseed(t, compute_uv=True):
     """The transpose of ``svd_seed``: ``(du, ds, dvh)`` as svd's output, ``ds`` alone when only the singular
-    values were computed."""
-    return tuple(t) if compute_uv else t[1]
+    values were computed (an ``SVDResult``, so that ``.U``/``.S``/``.Vh`` read it as they read svd's output)."""
+    return _SVD_RESULT(*t) if compute_uv else t[1]
+
+
+_SVD_RESULT = type(np.linalg.svd(np.ones((1, 1))))
 
 
 def over_s(m, s, a):
@@ -623,6 +648,15 @@ def over_s(m, s, a):
     if np.any(np.asarray(s) == 0) or np.any(np.abs(s) <= np.max(np.abs(s)) * max(rows, cols) * np.finfo(float).eps):
         raise refusal("the singular vectors of a rank-deficient non-square matrix have no derivative")
     return m / np.expand_dims(s, -2)
+
+
+def result_like(parts, y):
+    """The tangent ``parts`` (a tuple) of a linear-algebra result ``y`` as ``y``'s NamedTuple type (``SVDResult``,
+    ``EighResult``, ``EigResult``, ``SlogdetResult``), so that ``r.S`` or ``r.eigenvectors`` read its
+    tangent as they read ``y``; ``parts`` itself when ``y`` is not a NamedTuple (an array: ``compute_uv=False``)."""
+    if isinstance(y, tuple) and hasattr(y, "_fields") and isinstance(parts, (tuple, list)):
+        return type(y)(*parts)
+    return parts
 
 
 def real_matrix(a, what="np.linalg.pinv"):
@@ -709,5 +743,5 @@ def polygamma(n, x):
     import scipy.special
 
     if np.iscomplexobj(x):
-        raise ValueError("s2sad differentiates scipy.special's gamma functions for real x only (no complex polygamma)")
+        raise refusal("s2sad differentiates scipy.special's gamma functions for real x only (no complex polygamma)")
     return scipy.special.polygamma(n, x)

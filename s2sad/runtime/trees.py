@@ -127,6 +127,8 @@ def tree_add(a, b):
         if is_tree(b):
             if isinstance(a, (list, tuple)) and not isinstance(b, (list, tuple)):
                 return tree_add(b, a)
+            if isinstance(a, (list, tuple)) and not hasattr(a, "_fields") and hasattr(b, "_fields"):
+                return tree_add(b, a)  # a NamedTuple's adjoint keeps its type (its fields are read by name)
             return tree_map(tree_add, a, b)
         if _is_zero_number(b) or b is None:
             return a

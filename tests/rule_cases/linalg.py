@@ -18,6 +18,7 @@ from s2sad.runtime import (
     phi,
     pick,
     real_matrix,
+    result_like,
     signed_minors,
     svd_factors,
     svd_input,
@@ -704,3 +705,9 @@ def unnorm_ord_(g, x):
 @case("s2sad.runtime.unnorm_ord", A(4, 3), A(4, 3), complex=False)
 def unnorm_ord_spectral(g, x):
     return unnorm_ord(g[0, 0], x, np.linalg.norm(x, 2), 2) + unnorm_ord(g[0, 1], x, np.linalg.norm(x, "nuc"), "nuc")
+
+
+@case("s2sad.runtime.result_like", A(4, 3), A(3), complex=False)
+def result_like_(u, s):
+    r = result_like((u, s * s, u.T), np.linalg.svd(np.eye(3)))
+    return np.sum(r.U * r.Vh.T) * r.S + result_like(s**3, s)
