@@ -160,6 +160,8 @@ def _call(call, stmt, ns: Namespace) -> Op:
         return Op(UNKNOWN, stmt, args=args, keywords=keywords, what=what)
     if is_output(obj):
         return Op(NONDIFF, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()")
+    if is_tape(call, obj):  # the reverse sweep's stack: a new, empty list
+        return Op(BUILD, stmt, args=[], what="list")
     if is_user_function(obj):
         return Op(CALL, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()")
     method = _user_method(obj, call.func)
@@ -170,6 +172,13 @@ def _call(call, stmt, ns: Namespace) -> Op:
     if is_record_class(obj):
         return _record(obj, stmt, args, keywords, path)
     return _with_rule(obj, stmt, args, keywords, path)
+
+
+def is_tape(call, obj) -> bool:
+    """``tape()``: the runtime helper that makes the reverse sweep's stacks (an empty list)."""
+    from .runtime import tape
+
+    return obj is tape and not call.args and not call.keywords
 
 
 def _user_method(obj, func):
