@@ -144,11 +144,11 @@ class _ANF:
         the current one inside ``if``/``for``/``while``; a first assignment keeps the user's name."""
         if user not in self.env:
             # a local named like a name generated code uses (unbroadcast, np) gets another name
-            v = self.names.fresh(user) if user in _RESERVED else user
+            v = self.names.fresh(user, Role.PRIMAL, user) if user in _RESERVED else user
         elif self.depth:
             return self.env[user]
         else:
-            v = self.names.fresh(user)
+            v = self.names.fresh(user, Role.PRIMAL, user)  # a version: messages name the user's variable
         self.env[user] = v
         self.user_of[v] = user
         return v
