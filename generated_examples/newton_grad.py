@@ -10,7 +10,7 @@ import numpy as np
 
 
 def dnewton_sqrt_da(a, bx=1.0):
-    x_stack = []
+    x_stack = tape()
     # x = a  (newton.py:5)
     x = a
     # for _ in range(10):  (newton.py:6)
@@ -175,3 +175,11 @@ def _refusal(message):
     except ImportError:
         return ValueError(f"s2sad: {message}")
     return refusal(message)
+
+
+def tape():
+    """A new, empty list for the reverse sweep's saved values (``z_stack = tape()``).  Generated code
+    pushes onto it in the primal sweep and pops in the adjoint sweep, after restoring every array
+    written in between: a value popped holds what it held when it was pushed, even when it is a view
+    of an array written since.  The alias analysis relies on that for the lists this function makes."""
+    return []

@@ -4,17 +4,17 @@
 
 import numpy as np
 
-from s2sad.runtime import astype_of, unbroadcast, unmatmul_x, unmatmul_y, unreduce, zeros_like
+from s2sad.runtime import astype_of, tape, unbroadcast, unmatmul_x, unmatmul_y, unreduce, zeros_like
 
 
 def drnn_loss_dWx_dWh_db(Wx, Wh, b, xs, h0, bout=1.0):
     t1 = None
     u1 = None
     v1 = None
-    h_stack = []
-    t1_stack = []
-    u1_stack = []
-    v1_stack = []
+    h_stack = tape()
+    t1_stack = tape()
+    u1_stack = tape()
+    v1_stack = tape()
     # h = h0  (rnn.py:7)
     h = h0
     # for t in range(xs.shape[0]):  (rnn.py:8)

@@ -11,7 +11,7 @@ import numpy as np
 
 
 def dgrow_dx_drate(x, rate, by=1.0):
-    y_stack = []
+    y_stack = tape()
     # y = x  (while_loop.py:7)
     y = x
     n_iter = 0
@@ -150,3 +150,11 @@ def _rebuilt(x, items):
     for k, v in items.items():
         object.__setattr__(new, k, v)
     return new
+
+
+def tape():
+    """A new, empty list for the reverse sweep's saved values (``z_stack = tape()``).  Generated code
+    pushes onto it in the primal sweep and pops in the adjoint sweep, after restoring every array
+    written in between: a value popped holds what it held when it was pushed, even when it is a view
+    of an array written since.  The alias analysis relies on that for the lists this function makes."""
+    return []

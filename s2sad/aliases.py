@@ -22,6 +22,9 @@ A write into ``x`` (``x[i] = v``, or ``x += v`` when ``x`` shares memory with a 
 followed by a write-back up the chain of views (``a[i] = v``) and a re-derivation down to each live
 name (``w = a[j]``, ``b = a``), so the derivative passes see every name's new value as an ordinary
 assignment.  A live name reached by no exact chain is refused: s2sad cannot tell what it holds.
+The stacks of generated code (``z_stack = runtime.tape()``, recognised by object) are never brought up
+to date: the adjoint sweep restores what was written since a push before the pop.  A write updates only
+the names whose values are read later (``value_liveness``).
 Writes into a parameter's memory make ``anf`` start again with that parameter copied on entry
 (the caller's array is never changed); writes into a global's memory are refused.
 """
@@ -122,6 +125,7 @@ class Aliases:
         self.index_arrays: set[str] = set()  # lists and masks: indexing with them copies (a[[0, 2]], a[a > 0])
         self.liveness = liveness
         self.numbers: set[str] = set()  # names known to hold a Python number here (no memory)
+        self.tapes: set[int] = set()  # memories of the reverse sweep's stacks (``z_stack = tape()``)
         for p in params:
             t = self._new(PARAM)
             self.param_of[t] = p
@@ -156,6 +160,8 @@ class Aliases:
                 if self.kind[t] in (PARAM, GLOBAL) and self.kind[first] not in (PARAM, GLOBAL):
                     first, t = t, first
                 self.parent_token[t] = first
+                if t not in self.tapes:
+                    self.tapes.discard(first)  # a tape only where every memory merged is one
                 if t in self.param_of and first not in self.param_of:
                     self.param_of[first] = self.param_of[t]
         return first
@@ -249,6 +255,9 @@ class Aliases:
             # ``a.flat``, ``a.real``, ``obj.w``: may be (a view of) the receiver's memory
             receiver = [n.id for n in walk(value) if isinstance(n, gast.Name) and is_local(n.id)]
             self.root[t] = self._merge([self.root.get(n) for n in receiver]) if receiver else self._new(GLOBAL)
+        elif isinstance(value, gast.Call) and resolve(value.func) is runtime.tape and not value.args:
+            self.root[t] = self._new(CONTAINER)  # the reverse sweep's stack
+            self.tapes.add(self.root[t])
         elif (
             isinstance(value, gast.Call)
             and resolve(value.func) is np.array
@@ -261,8 +270,8 @@ class Aliases:
         elif _pop(value) and self.kind_of(value.func.value.id) == CONTAINER:
             self.root[t] = self._element(self.memory(value.func.value.id))  # lst.pop(): an element
         elif isinstance(value, gast.Call) and may_share_call(value, resolve):
-            names = [n.id for n in walk(value) if isinstance(n, gast.Name) and is_local(n.id)]
-            globals_ = [n.id for n in walk(value) if isinstance(n, gast.Name) and not is_local(n.id)]
+            names = [n.id for n in _shareable(value, resolve) if is_local(n.id)]
+            globals_ = [n.id for n in _shareable(value, resolve) if not is_local(n.id)]
             tokens = [self.root.get(n) for n in names]
             # the result may be an element of a list or tuple passed (``next(iter([b]))``,
             # ``max([b, c], key=k)``, ``first([b, a])``), or the list itself
@@ -431,6 +440,11 @@ class Aliases:
             out.append(name)
         return out
 
+    def is_tape(self, name) -> bool:
+        """Whether ``name`` holds a stack of generated code, made by ``runtime.tape()``."""
+        m = self.memory(name)
+        return m is not None and m in self.tapes
+
     def param_written(self, name):
         """The parameter whose data a write into ``name`` would change, if any."""
         m = self.memory(name)
@@ -446,7 +460,9 @@ class Aliases:
         """After a write into ``written``: [(parent, child, relation, direction)] steps, in order, that
         bring every live name sharing its memory up to date; or ("refuse", name) for a name that
         cannot be reached exactly."""
-        targets = [n for n in self.shared(written) if live(n)]
+        # a tape's entries are restored before they are popped (see runtime.tape): a write into their
+        # memory does not change what a pop gives, so the tape needs no update
+        targets = [n for n in self.shared(written) if live(n) and not self.is_tape(n)]
         if not targets:
             return []
         up = self.chain(written)
@@ -478,6 +494,19 @@ def makes_view(index) -> bool:
         isinstance(p, gast.Slice) or isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis)
         for p in parts
     )
+
+
+def _shareable(call, resolve) -> list:
+    """The Name nodes under ``call`` whose objects its result may be: all of them but those read only
+    by a nested call that makes a new value (``min(len(a), len(b))``: neither ``a`` nor ``b``)."""
+    out, todo = [], [call]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, gast.Name):
+            out.append(n)
+        elif n is call or not (isinstance(n, gast.Call) and _numeric_call(n, resolve)):
+            todo.extend(gast.iter_child_nodes(n))
+    return out
 
 
 def _numeric_call(value, resolve) -> bool:
@@ -557,7 +586,7 @@ def sharing_groups(stmts, resolve=lambda f: None) -> list[set[str]]:
             if isinstance(n, gast.For) and not (
                 isinstance(n.iter, gast.Call) and isinstance(n.iter.func, gast.Name) and n.iter.func.id == "range"
             ):
-                groups.append(_names(n.target) | _names(n.iter))
+                groups += _loop_groups(n, resolve)
             elif isinstance(n, (gast.Assign, gast.AnnAssign, gast.NamedExpr)):
                 value = n.value
                 if value is None or _fresh_value(value, resolve):
@@ -580,6 +609,19 @@ def sharing_groups(stmts, resolve=lambda f: None) -> list[set[str]]:
             g = g | m
         merged.append(g)
     return merged
+
+
+def _loop_groups(loop, resolve) -> list[set[str]]:
+    """What ``for target in iter`` makes share memory: each target with what it iterates over (``for r, s
+    in zip(a, b)``: r with a, s with b; ``for i, row in enumerate(a)``: row with a), else all of them."""
+    it, target = loop.iter, loop.target
+    if isinstance(it, gast.Call) and not it.keywords and isinstance(target, gast.Tuple):
+        fn = resolve(it.func)
+        sources = it.args if fn is zip else it.args[:1] if fn is enumerate else None
+        parts = target.elts if fn is zip else target.elts[1:]
+        if sources is not None and len(parts) == len(sources) and not any(isinstance(a, gast.Starred) for a in sources):
+            return [_names(p) | _names(a) for p, a in zip(parts, sources)]
+    return [_names(target) | _names(it)]
 
 
 def appends(stmts, resolve=lambda f: None) -> list[tuple[str, str]]:
@@ -692,3 +734,83 @@ def liveness(tree, resolve=lambda f: None) -> dict:
         out[s] = live
         after |= r
     return out
+
+
+_SIMPLE = (gast.Expr, gast.Pass, gast.Raise, gast.Assert)
+
+
+class _Unfollowed(Exception):
+    pass
+
+
+def value_liveness(tree, resolve=lambda f: None) -> dict | None:
+    """For each statement of the user's function: the names whose *values* some path after it reads
+    before it binds them again or writes over all of their elements (``x[...] = v``).  A write into
+    part of a name (``x[i] = v``) passes its liveness through: a name whose memory is only written
+    into later need not be brought up to date by a write into memory it shares.  Reads of a shape or
+    dtype do not count.  None for a function with statements it does not follow (``try``, ``with``,
+    nested definitions, ``global``)."""
+    after: dict = {}
+
+    def reads_of(node):
+        shape_only = shape_reads(node, resolve)
+        names = (n for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+        return {n.id for n in names if n not in shape_only}
+
+    def assigned(t, live):
+        """The names live before a value is assigned to ``t``, given those live after."""
+        if isinstance(t, gast.Name):
+            return live - {t.id}
+        if isinstance(t, (gast.Tuple, gast.List)):
+            for e in reversed(t.elts):
+                live = assigned(e, live)
+            return live
+        if isinstance(t, gast.Starred):
+            return assigned(t.value, live)
+        if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
+            everything = isinstance(t.slice, gast.Constant) and t.slice.value is Ellipsis
+            return (live - {t.value.id} if everything else live) | reads_of(t.slice)
+        return live | reads_of(t)  # x[i][j] = v, x.a = v: x is read
+
+    def block(stmts, live, loop):
+        for s in reversed(stmts):
+            after[s] = after.get(s, set()) | live
+            live = statement(s, live, loop)
+        return live
+
+    def statement(s, live, loop):
+        if isinstance(s, gast.Assign):
+            for t in s.targets:
+                live = assigned(t, live)
+            return live | reads_of(s.value)
+        if isinstance(s, gast.AnnAssign) and s.value is not None:
+            return assigned(s.target, live) | reads_of(s.value)
+        if isinstance(s, gast.AugAssign):
+            return live | reads_of(s) | {n.id for n in walk(s.target) if isinstance(n, gast.Name)}
+        if isinstance(s, gast.Return):
+            return reads_of(s.value) if s.value is not None else set()
+        if isinstance(s, _SIMPLE):
+            return live | reads_of(s)
+        if isinstance(s, gast.Break):
+            return set(loop[0])
+        if isinstance(s, gast.Continue):
+            return set(loop[1])
+        if isinstance(s, gast.If):
+            return reads_of(s.test) | block(s.body, live, loop) | block(s.orelse, live, loop)
+        if isinstance(s, (gast.For, gast.While)):
+            exit_ = block(s.orelse, live, loop)
+            head = set(exit_)
+            while True:  # what the next iteration (or the exit) reads, to a fixed point
+                body = block(s.body, head, (live, head))
+                new = exit_ | (assigned(s.target, body) if isinstance(s, gast.For) else body | reads_of(s.test))
+                if new <= head:
+                    break
+                head |= new
+            return head | reads_of(s.iter) if isinstance(s, gast.For) else head
+        raise _Unfollowed(type(s).__name__)
+
+    try:
+        block(tree.body, set(), (set(), set()))
+    except _Unfollowed:
+        return None
+    return after

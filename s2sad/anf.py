@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import gast
 
 from . import runtime
-from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups
+from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
 from .checkpointing import checkpoint
 from .errors import Location
 from .ir import copy_tree, out_arguments, targets, walk, walk_stmts
@@ -122,6 +122,7 @@ class _ANF:
         self.env = {p: p for p in self.params}  # user name -> current version
         self.user_of = {p: p for p in self.params}  # version -> user name
         self.aliases = Aliases(self.params, liveness(tree, self.global_callee))
+        self.value_live = value_liveness(tree, self.global_callee)  # None: every live name's value counts
         self.known_ints: set[str] = set()  # names holding ints: range loop indices
         self.written_params: set[str] = set()  # parameters whose data f writes into (copied on entry)
         self.writable: set[str] = set()  # names written in place whose aliases are all kept up to date
@@ -144,11 +145,11 @@ class _ANF:
         the current one inside ``if``/``for``/``while``; a first assignment keeps the user's name."""
         if user not in self.env:
             # a local named like a name generated code uses (unbroadcast, np) gets another name
-            v = self.names.fresh(user) if user in _RESERVED else user
+            v = self.names.fresh(user, Role.PRIMAL, user) if user in _RESERVED else user
         elif self.depth:
             return self.env[user]
         else:
-            v = self.names.fresh(user)
+            v = self.names.fresh(user, Role.PRIMAL, user)  # a version: messages name the user's variable
         self.env[user] = v
         self.user_of[v] = user
         return v
@@ -219,6 +220,13 @@ class _ANF:
             return False
         return user in self.liveness_after()
 
+    def value_read_later(self, version: str) -> bool:
+        """Whether ``version`` is live and its value is read later (not only written into, or written
+        over entirely before it is read): only then must a write into memory it shares update it."""
+        if version in self.pending or self.value_live is None:
+            return self.live(version)
+        return self.live(version) and self.user_of[version] in self.value_live.get(self.current, ())
+
     def liveness_after(self):
         return self.aliases.liveness.get(self.current, ())
 
@@ -236,7 +244,7 @@ class _ANF:
 
     def after_write(self, base: str, node):
         """Bring every live name that shares ``base``'s memory up to date (or refuse)."""
-        steps = self.aliases.plan(base, self.live)
+        steps = self.aliases.plan(base, self.value_read_later)
         if isinstance(steps, tuple):
             other = steps[1]
             raise self.error(

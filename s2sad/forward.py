@@ -188,7 +188,11 @@ class Forward:
         func = getattr(call, "func", None)
         receiver = func.value.id if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) else None
         receiver = None if receiver in MODULES else receiver  # np.f(..., out=y): a function, no receiver
-        problem = P.discarded_call_problem(self.program.op(stmt), self.active) if receiver is None else None
+        problem = (
+            P.discarded_call_problem(self.program.op(stmt), self.active, self.program.names)
+            if receiver is None
+            else None
+        )
         if problem:
             raise self.error(stmt, problem)
         if receiver is None or receiver not in self.active:

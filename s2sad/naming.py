@@ -30,7 +30,7 @@ class Names:
         self.taken: set[str] = set(taken)
         self._temp = 0
         self.roles: dict[str, Role] = dict.fromkeys(self.taken, Role.PRIMAL)
-        self.owner: dict[str, str] = {}  # an adjoint, tangent or stack -> the name it belongs to
+        self.owner: dict[str, str] = {}  # an adjoint, tangent, stack or version -> the name it belongs to
 
     def take(self, name: str, role: Role = Role.PRIMAL, owner: str | None = None) -> str:
         self.taken.add(name)
@@ -66,6 +66,10 @@ class Names:
 
     def tangent(self, var: str) -> str:
         return self.fresh("d" + var, Role.TANGENT, var)
+
+    def users(self, names) -> list[str]:
+        """The user's variables among ``names`` (a version ``y1`` is ``y``; temporaries are left out), sorted."""
+        return sorted({self.owner.get(n, n) for n in names if self.role(n) is Role.PRIMAL})
 
     def rank(self, name: str) -> int:
         """Which of several names for one value generated code keeps: the user's or an adjoint of the

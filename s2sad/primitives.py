@@ -167,6 +167,8 @@ def _call(call, stmt, ns: Namespace) -> Op:
         return Op(UNKNOWN, stmt, args=args, keywords=keywords, what=what)
     if is_output(obj):
         return Op(NONDIFF, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()")
+    if is_tape(call, obj):  # the reverse sweep's stack: a new, empty list
+        return Op(BUILD, stmt, args=[], what="list")
     if is_user_function(obj):
         fn, keywords = at_call(obj, args, keywords)  # *args/**kwargs: specialized to this call
         return Op(CALL, stmt, fn=fn, args=args, keywords=keywords, what=f"{path}()")
@@ -194,6 +196,13 @@ def _typed_method(func, ns):
     cls = types.get(func.value.id)
     found = None if cls is None else method_of(cls, func.attr)
     return None if found is None else (*found, cls)
+
+
+def is_tape(call, obj) -> bool:
+    """``tape()``: the runtime helper that makes the reverse sweep's stacks (an empty list)."""
+    from .runtime import tape
+
+    return obj is tape and not call.args and not call.keywords
 
 
 def _user_method(obj, func):
@@ -273,7 +282,7 @@ def is_output(fn) -> bool:
     return getattr(fn, "__module__", None) == "logging" and getattr(fn, "__name__", "") in _LOG_METHODS
 
 
-def discarded_call_problem(op: Op, active) -> str | None:
+def discarded_call_problem(op: Op, active, names) -> str | None:
     """Why the call statement ``op.stmt`` (its result not used, not ``lst.append``/``lst.pop``) cannot be
     differentiated, or None when it changes no differentiated value.  A call whose result is dropped
     matters only through what it changes in place (``np.add.at(a, i, x)``, a helper that writes into
@@ -282,17 +291,19 @@ def discarded_call_problem(op: Op, active) -> str | None:
 
     if op.kind == NONDIFF:
         return None
-    touched = sorted(changed([op.stmt]) & set(active))
+    touched = changed([op.stmt]) & set(active)
     if not touched:
         return None
+    users = names.users(touched)  # the user's variables, never ANF's versions or temporaries
+    what = ", ".join(users) if users else "its arguments"
     if op.fn is not None and op.rule is None and op.kind != CALL:
         from .rules.registry import public_name
 
         return (
-            f"no derivative rule for `{public_name(op.fn)}`, which may change {', '.join(touched)} in place; "
+            f"no derivative rule for `{public_name(op.fn)}`, which may change {what} in place; "
             "register one with s2sad.reverse_rule and s2sad.forward_rule, or assign its result"
         )
     return (
-        f"{op.what} may change {', '.join(touched)} in place and its result is not used, which s2sad "
+        f"{op.what} may change {what} in place and its result is not used, which s2sad "
         "cannot differentiate; build a new value and assign it instead"
     )

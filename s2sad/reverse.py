@@ -256,7 +256,11 @@ class Reverse:
         func = call.func
         receiver = func.value.id if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) else None
         receiver = None if receiver in MODULES else receiver  # np.f(..., out=y): a function, no receiver
-        problem = P.discarded_call_problem(self.program.op(stmt), self.active) if receiver is None else None
+        problem = (
+            P.discarded_call_problem(self.program.op(stmt), self.active, self.program.names)
+            if receiver is None
+            else None
+        )
         if problem:
             raise self.error(stmt, problem)
         if receiver is None or receiver not in self.active:
@@ -791,10 +795,10 @@ def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=Non
     if mode == "vjp_kw":  # a callee's VJP: its caller ran the primal, prints and logs included
         primal = _drop(primal, {s for s in walk_stmts(primal) if _is_output_call(s, ns)})
     primal, carried = checkpointing.apply(rev, primal, adjoint)
-    stacks = [assign(rev.stacks[v], gast.List(elts=[], ctx=gast.Load())) for v in sorted(rev.stacks) if v in needed]
+    stacks = [assign(rev.stacks[v], _call("tape")) for v in sorted(rev.stacks) if v in needed]
     for info in rev.loops.values():
         if info.count_stack:
-            stacks.append(assign(info.count_stack, gast.List(elts=[], ctx=gast.Load())))
+            stacks.append(assign(info.count_stack, _call("tape")))
     predefine = _predefinitions(tree, {v for v in rev.stacks if v in needed} | carried)
     if mode in ("grad", "value_and_grad") and out not in shapes.proved_scalar:
         primal.append(gast.Expr(value=_call("expect_scalar", name(out), const(tree.name))))

@@ -169,7 +169,7 @@ def _rematerializable(body, sites, shapes):
         for v in targets(s) if isinstance(s, gast.Assign) else ():
             counts[v] = counts.get(v, 0) + 1
     remat, before = set(), {}
-    recomputed: set[str] = set()
+    recomputed: dict[str, tuple] = {}  # name -> (its definition, its block, its position, its last use's)
 
     def visit(block):
         for a, s in enumerate(block):
@@ -196,15 +196,43 @@ def _rematerializable(body, sites, shapes):
             if not uses or min(uses) <= a or any(t in reads(x) for x in _outside(body, block)):
                 continue
             operands = set(reads(value))
-            between = {v for x in block[a + 1 : max(uses) + 1] for y in walk_stmts([x]) for v in targets(y)}
-            if operands & between or t in operands or operands & recomputed:
-                continue  # an operand must hold its value where the copy goes, not be recomputed later
-            remat.add(s)
-            recomputed.add(t)
-            before.setdefault(block[max(uses)], []).append(s)
+            last = max(uses)
+            between = _assigned(block[a + 1 : last + 1])
+            if operands & between or t in operands:
+                continue  # an operand must hold its value where the copy goes
+            # an operand recomputed itself (``u = i - 1`` before ``w = a[u]``) and used last before this
+            # one's last use is recomputed here instead, first, when its own operands still hold their values
+            if all(holds(o, block, last) for o in operands & set(recomputed)):
+                for o in sorted(operands & set(recomputed)):
+                    move(o, block, last)
+                remat.add(s)
+                recomputed[t] = (s, block, a, last)
+                before.setdefault(block[last], []).append(s)
+
+    def holds(o, block, last) -> bool:
+        """Whether the recomputation of ``o`` may go before the adjoint of ``block[last]``."""
+        d, where, k, _ = recomputed[o]
+        operands = set(reads(d.value))
+        if where is not block or operands & _assigned(block[k + 1 : last + 1]):
+            return False
+        return all(holds(p, block, last) for p in operands & set(recomputed))
+
+    def move(o, block, last):
+        d, where, k, used = recomputed[o]
+        if used >= last:
+            return  # already recomputed before that adjoint
+        for p in sorted(set(reads(d.value)) & set(recomputed)):
+            move(p, block, last)
+        before[block[used]].remove(d)
+        before.setdefault(block[last], []).append(d)
+        recomputed[o] = (d, where, k, last)
 
     visit(body)
     return remat, before
+
+
+def _assigned(stmts) -> set[str]:
+    return {v for x in stmts for y in walk_stmts([x]) for v in targets(y)}
 
 
 def _outside(body, block):

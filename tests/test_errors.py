@@ -210,3 +210,31 @@ def calls_varargs(x, y):
 @pytest.mark.parametrize("fn, expected", [(takes_varargs, (3.0, 2.0)), (calls_varargs, (4.0, 2.0))])
 def test_star_args_functions_are_differentiated(fn, expected):  # (refused before issue 13; tests/test_star_args.py)
     assert s2sad.grad(fn, wrt=(0, 1))(2.0, 3.0) == expected
+
+
+def adds_at_into_a_version(x):
+    y = x * 1.0
+    y = y * 2.0
+    np.add.at(y, [0], x[1])
+    return np.sum(y)
+
+
+def copies_into_a_version(x):
+    y = x * 1.0
+    y = y * 2.0
+    np.copyto(y, x * x)
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("f", [adds_at_into_a_version, copies_into_a_version])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_discarded_call_refusal_names_the_users_variables(f, mode):
+    # the message names y (the user's variable), never ANF's version y1 or a temporary t
+    x = np.array([0.5, -1.0, 2.0])
+    with pytest.raises(s2sad.DifferentiationError) as e:
+        if mode == "grad":
+            s2sad.grad(f)(x)
+        else:
+            s2sad.jvp(f)(x, x)
+    assert re.match(FILE + r":\d+:\d+: ", str(e.value))
+    assert "which may change y in place" in str(e.value)

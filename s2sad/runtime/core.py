@@ -35,6 +35,7 @@ __all__ = [
     "is_view",
     "unshared",
     "snapshot",
+    "tape",
     "astype_of",
     "expect_scalar",
     "add_at",
@@ -445,6 +446,14 @@ def snapshot(x):
     if type(x) in (list, tuple):
         return type(x)(snapshot(v) for v in x)
     return x
+
+
+def tape():
+    """A new, empty list for the reverse sweep's saved values (``z_stack = tape()``).  Generated code
+    pushes onto it in the primal sweep and pops in the adjoint sweep, after restoring every array
+    written in between: a value popped holds what it held when it was pushed, even when it is a view
+    of an array written since.  The alias analysis relies on that for the lists this function makes."""
+    return []
 
 
 def unshared(g, *inputs):
