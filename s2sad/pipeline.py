@@ -22,11 +22,12 @@ from .desugar import desugar
 from .ir import targets, walk, walk_stmts
 from .lift import lift
 from .lower_control import lower_control
-from .naming import Names
+from .naming import Names, name
 from .optimize import optimize
 from .param_writes import private_arguments
 from .parse import parse_function
 from .program import Program
+from .quiet import called_functions, output_calls, quiet_copy
 from .resolve import resolve
 from .shapes import infer_shapes
 from .unshare import unshare_returns
@@ -220,7 +221,29 @@ class _Session:
 
     def reverse_into(self, fn, wrt, fname, prep, seed):
         deriv, _ = self.reverse(fn, wrt, "vjp_kw", fname, prep, seed)
+        for call, obj in list(called_functions(deriv, prep.ns)):  # recomputed: its caller printed already
+            quiet = self.quiet_name(obj)
+            if quiet is not None:
+                call.func = name(quiet)
         self.gen.functions.append(deriv)
+
+    def quiet_name(self, fn) -> str | None:
+        """The name of ``fn``'s primal without output (:mod:`quiet`), made on first request; None when
+        ``fn`` prints nothing, directly or through the functions it calls."""
+        key = ("quiet", fn)
+        if key not in self.requested:
+            self.requested[key] = None  # (recursion: not printing until shown otherwise)
+            prep = prepare(fn)
+            callees = [obj for _, obj in called_functions(prep.tree, prep.ns)]
+            if output_calls(prep.tree, prep.ns) or any(self.quiet_name(c) for c in callees):
+                self.taken |= prep.ns.free
+                fname = self.unique(f"quiet_{base_name(fn)}")
+                self.requested[key] = fname
+                quiet = quiet_copy(prep.tree, prep.ns, fname, self.quiet_name)
+                quiet.origin_file = prep.parsed.loc.filename
+                self.gen.origins[fname] = (prep.fn, prep.ns)
+                self.gen.functions.append(quiet)
+        return self.requested[key]
 
 
 def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = False, signature_of=None) -> Generated:

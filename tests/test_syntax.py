@@ -404,6 +404,37 @@ def test_print_runs_once_per_call_in_reverse_mode(capsys):
     assert capsys.readouterr().out.count("helper") == 1
 
 
+def _prints_deep(x):
+    print("deep", x)
+    return x * x
+
+
+def _calls_deep(x):
+    return _prints_deep(x) * x  # its VJP needs the value: it recomputes _prints_deep quietly
+
+
+def _calls_calls_deep(x):
+    return np.sin(_calls_deep(x))
+
+
+def two_calls_deep(x):
+    return _calls_deep(x) + 1.0
+
+
+def three_calls_deep(x):
+    return _calls_calls_deep(x) * x
+
+
+@pytest.mark.parametrize("f", [two_calls_deep, three_calls_deep])
+def test_print_in_a_helper_several_calls_deep_runs_once(f, capsys):
+    for mode in (s2sad.grad, s2sad.value_and_grad):
+        capsys.readouterr()
+        mode(f)(0.7)
+        assert capsys.readouterr().out.count("deep") == 1
+    check_all(f, [0.7])
+    assert "def quiet__prints_deep(x):" in s2sad.source(s2sad.grad(f))
+
+
 def test_errstate_is_kept_around_the_primal():
     before = np.geterr()
     src = s2sad.source(s2sad.grad(with_errstate))

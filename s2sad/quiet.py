@@ -1,0 +1,51 @@
+"""quiet: a user function's primal without its output, for the recomputations inside generated VJPs.
+
+A callee's VJP recomputes the values it needs by running the callee's own code, and so would print (or log,
+or warn) a second time what the caller's call already printed.  Takes the ANF tree of a user function and
+its namespace; gives a copy named ``quiet_<name>`` without its output calls (``print``, ``logging``,
+``warnings.warn``), whose calls of user functions that print call their own quiet copies in turn.
+"""
+
+from __future__ import annotations
+
+import types
+
+import gast
+
+from . import primitives as P
+from .ir import copy_tree, walk, walk_stmts
+from .naming import name
+from .resolve import MISSING
+
+
+def output_calls(tree, ns) -> set:
+    """The statements of ``tree`` whose only effect is output."""
+    return {
+        s
+        for s in walk_stmts(tree.body)
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and P.is_output(ns.lookup(s.value.func))
+    }
+
+
+def called_functions(tree, ns):
+    """(call node, plain user function) for each call of a module-level or closed-over user function."""
+    for n in walk(tree):
+        if isinstance(n, gast.Call) and isinstance(n.func, (gast.Name, gast.Attribute)):
+            obj = ns.lookup(n.func)
+            if obj is not MISSING and isinstance(obj, types.FunctionType) and P.is_user_function(obj):
+                yield n, obj
+
+
+def quiet_copy(tree, ns, fname: str, quiet_name_of) -> gast.FunctionDef:
+    """``tree`` (ANF) renamed ``fname``, without output calls; a call of a function for which
+    ``quiet_name_of`` gives a name calls that name instead."""
+    from .reverse import _drop
+
+    fn = copy_tree(tree)
+    fn.name = fname
+    fn.body = _drop(fn.body, output_calls(fn, ns)) or [gast.Return(value=gast.Constant(value=None, kind=None))]
+    for call, obj in list(called_functions(fn, ns)):
+        quiet = quiet_name_of(obj)
+        if quiet is not None:
+            call.func = name(quiet)
+    return gast.copy_location(fn, tree)
