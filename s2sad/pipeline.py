@@ -22,7 +22,8 @@ from .desugar import desugar
 from .ir import targets, walk, walk_stmts
 from .lift import lift
 from .lower_control import lower_control
-from .naming import Names, name
+from .naming import Names
+from .naming import name as name_node
 from .optimize import optimize
 from .param_writes import private_arguments
 from .parse import parse_function
@@ -224,7 +225,7 @@ class _Session:
         for call, obj in list(called_functions(deriv, prep.ns)):  # recomputed: its caller printed already
             quiet = self.quiet_name(obj)
             if quiet is not None:
-                call.func = name(quiet)
+                call.func = name_node(quiet)
         self.gen.functions.append(deriv)
 
     def quiet_name(self, fn) -> str | None:
