@@ -124,6 +124,7 @@ class _ANF:
         self.aliases = Aliases(self.params, liveness(tree, self.global_callee))
         self.value_live = value_liveness(tree, self.global_callee)  # None: every live name's value counts
         self.known_ints: set[str] = set()  # names holding ints: range loop indices
+        self.typed: dict[str, str] = {}  # name -> path of the typed object it is given (t = model.layer)
         self.written_params: set[str] = set()  # parameters whose data f writes into (copied on entry)
         self.writable: set[str] = set()  # names written in place whose aliases are all kept up to date
         self.checkpoints: dict = {}  # checkpointed loops (the For statements written) -> every
@@ -160,6 +161,9 @@ class _ANF:
         self.out.append(stmt)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
             value = stmt.value
+            path = self.typed_path(value)
+            if path is not None:  # t = model.layer: t's class is known where model's is (star.Typing)
+                self.typed[stmt.targets[0].id] = path
             is_dict = (
                 isinstance(value, gast.Dict)
                 or isinstance(value, gast.Name)
@@ -301,6 +305,18 @@ class _ANF:
 
     def error(self, node, msg):
         return self.loc.error(node, msg)
+
+    def typed_path(self, value) -> str | None:
+        """``model`` or ``model.layer`` when ``value`` is an object of a known class, read from a name."""
+        types = getattr(self.ns.fn, "__s2sad_types__", None)
+        if not types:
+            return None
+        if isinstance(value, gast.Name):
+            return value.id if value.id in types.objects else self.typed.get(value.id)
+        if isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name):
+            path = self.typed_path(value.value)
+            return None if path is None else f"{path}.{value.attr}"
+        return None
 
     # ---- expressions -----------------------------------------------------------------------
     def atom(self, node):
@@ -1287,6 +1303,12 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
         private |= pass_.written_params
     facts = Facts({n: set(pass_.aliases.shared(n)) for n in pass_.aliases.root}, pass_.writable, pass_.checkpoints)
     out = restructure(pass_.out, loc)
+    bindings = {}  # names bound once to a typed object (star.Typing), for primitives
+    for n in walk(gast.Module(body=out, type_ignores=[])):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            bindings[n.id] = bindings.get(n.id, 0) + 1
+    ns.typed = {t: p for t, p in pass_.typed.items() if bindings.get(t) == 1}
+    ns.loc = loc
     if not out or jumps(out) != "always":
         raise loc.error(tree, f"function '{tree.name}' must return a value on every path to be differentiated")
     if pass_.return_name is not None:

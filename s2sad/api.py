@@ -91,7 +91,7 @@ def _build(fn, kind: str, wrt: Wrt, verbose: bool):
     if dispatch is not None:  # a derivative of a function with *args/**kwargs: one more step per call
         return star.dispatcher(dispatch[0], [*dispatch[1], (kind, wrt, verbose)], _build)
     fn = normalize(fn)  # a bound method, partial, lambda, primitive ... -> a Python function
-    if star.takes_star(fn) or star.receiver(fn) is not None:  # specialized to the arguments of each call
+    if star.takes_star(fn) or star.receivers(fn):  # specialized to the arguments of each call
         if not star.takes_star(fn):
             _wrt_names(fn, wrt)  # refused now, as for any function
         return star.dispatcher(fn, [(kind, wrt, verbose)], _build)

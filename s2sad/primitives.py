@@ -18,7 +18,7 @@ import numpy as np
 from .resolve import MISSING, Namespace, dotted
 from .rules import lookup
 from .rules.registry import Rule
-from .star import at_call, method_of
+from .star import at_call, method_of, typed_arguments, typed_path
 
 _BINOPS = {
     gast.Add: operator.add,
@@ -153,11 +153,13 @@ def _call(call, stmt, ns: Namespace) -> Op:
     keywords = {k.arg: k.value for k in call.keywords}
     path = dotted(call.func)
     obj = ns.lookup(call.func)
-    method = _typed_method(call.func, ns)
+    method = _typed_method(call.func, ns, stmt)
     if method is not None:  # ``self.predict(w)`` where the class of ``self`` is known: its function
-        fn, checks, cls = method
+        fn, checks = method
         ns.methods.extend(checks)
-        fn, keywords = at_call(fn, [call.func.value, *args], keywords, {fn.__code__.co_varnames[0]: cls})
+        fn, keywords = at_call(
+            fn, [call.func.value, *args], keywords, typed_arguments(fn, [call.func.value, *args], keywords, ns)
+        )
         return Op(CALL, stmt, fn=fn, args=[call.func.value, *args], keywords=keywords, what=f"{path}()")
     if obj is MISSING:
         if isinstance(call.func, gast.Attribute):
@@ -169,14 +171,14 @@ def _call(call, stmt, ns: Namespace) -> Op:
         return Op(NONDIFF, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()")
     if is_tape(call, obj):  # the reverse sweep's stack: a new, empty list
         return Op(BUILD, stmt, args=[], what="list")
-    if is_user_function(obj):
-        fn, keywords = at_call(obj, args, keywords)  # *args/**kwargs: specialized to this call
+    if is_user_function(obj):  # *args/**kwargs, objects of known classes: specialized to this call
+        fn, keywords = at_call(obj, args, keywords, typed_arguments(obj, args, keywords, ns))
         return Op(CALL, stmt, fn=fn, args=args, keywords=keywords, what=f"{path}()")
     method = _user_method(obj, call.func)
     if method is not None:  # ``model.predict(x)``: ``Model.predict(model, x)``, the object a constant
         fn, receiver = method
         ns.methods.append(_class_entry(obj, call.func))
-        fn, keywords = at_call(fn, [receiver, *args], keywords)
+        fn, keywords = at_call(fn, [receiver, *args], keywords, typed_arguments(fn, [receiver, *args], keywords, ns))
         return Op(CALL, stmt, fn=fn, args=[receiver, *args], keywords=keywords, what=f"{path}()")
     if is_record_class(obj):
         return _record(obj, stmt, args, keywords, path)
@@ -187,15 +189,18 @@ def _call(call, stmt, ns: Namespace) -> Op:
     return _with_rule(obj, stmt, args, keywords, path)
 
 
-def _typed_method(func, ns):
-    """For ``p.name(...)`` where the class of the parameter ``p`` is known (:mod:`star`): the user
-    function it calls, the class dicts to check and the class; else None."""
-    types = getattr(ns.fn, "__s2sad_types__", None)
-    if not types or not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name):
+def _typed_method(func, ns, stmt):
+    """For ``p.name(...)`` where the class of the object ``p`` holds is known (a parameter, ``model.layer``:
+    :mod:`star`): the user function it calls and the class dicts to check; else None."""
+    if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name):
         return None
-    cls = types.get(func.value.id)
+    path = typed_path(func.value.id, ns)
+    types = ns.fn.__s2sad_types__ if path is not None else None
+    cls = None if types is None else types.get(path)
     found = None if cls is None else method_of(cls, func.attr)
-    return None if found is None else (*found, cls)
+    if found is not None:
+        types.method(path, func.attr, ns.loc.of(stmt) if getattr(ns, "loc", None) else "?")
+    return found
 
 
 def is_tape(call, obj) -> bool:

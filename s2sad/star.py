@@ -16,11 +16,11 @@ known length (``helper(*args)``) or to a dict display of string keys never chang
 
 from __future__ import annotations
 
-import dis
 import inspect
 import types
 
 import gast
+import numpy as np
 
 from .errors import DifferentiationError
 
@@ -47,7 +47,7 @@ class Specialized:
 
     def __init__(self, function, npos: int, keywords: tuple[str, ...], types: dict | None = None):
         self.function = function
-        self.__s2sad_types__ = dict(types or {})  # parameter -> its class (``self`` of Model.loss)
+        self.__s2sad_types__ = types or Typing({})  # the classes of the objects whose methods it calls
         self.npos, self.keywords = npos, tuple(keywords)
         params = list(inspect.signature(function).parameters.values())
         positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -79,7 +79,7 @@ class Specialized:
         bound = getattr(function, "__s2sad_bound__", None)
         if bound is not None:
             self.__s2sad_bound__ = bound
-        self.__s2sad_spec__ = (npos, self.keywords, tuple(self.__s2sad_types__.items()))
+        self.__s2sad_spec__ = (npos, self.keywords, self.__s2sad_types__)
         self.__name__ = function.__name__
         self.__qualname__ = function.__qualname__
         self.__module__ = function.__module__
@@ -111,7 +111,7 @@ class Specialized:
         return self.function(*positional, **{back.get(k, k): v for k, v in call.items()})
 
     def __repr__(self):
-        types = {k: t.__qualname__ for k, t in self.__s2sad_types__.items()}
+        types = self.__s2sad_types__
         return f"<{self.__qualname__} for {self.npos} positional arguments, keywords {list(self.keywords)}, {types}>"
 
 
@@ -140,24 +140,227 @@ def at_call(fn, args: list, keywords: dict, types=None):
     return spec, {spec.renamed.get(k, k): v for k, v in keywords.items()}
 
 
-# ---- methods called on a parameter of a known class (``self.predict(w)`` in ``Model.loss``) ----------
-def receiver(fn) -> str | None:
-    """The first parameter of a function defined in a class body (``Model.loss``) when its code calls
-    a method on it (``self.predict(w)``): its class is known at call time, so the derivative is
-    specialized per class, and ``self.predict(w)`` is a call of that class's ``predict``."""
+# ---- objects whose methods f calls: their classes, known at call time ------------------------------
+_RECEIVERS: dict = {}
+
+
+def receivers(fn) -> tuple[str, ...]:
+    """The parameters of ``fn`` on which it calls methods (``model.loss(x)``, ``self.layer.forward(x)``),
+    directly or in a user function it passes them to (``helper(x, model)``, ``helper(x, model.layer)``):
+    their classes are known at call time, so the derivative is specialized per tuple of those classes
+    (a :class:`Typing` per call shape), and ``model.loss(x)`` is a call of that class's ``loss``."""
     code = getattr(fn, "__code__", None)
-    if code is None or getattr(fn, "__s2sad_spec__", None) is not None or getattr(fn, "__s2sad_bound__", None):
+    if code is None or getattr(fn, "__s2sad_spec__", None) is not None or getattr(fn, "__s2sad_types__", None):
+        return ()
+    if getattr(fn, "__module__", None) == "s2sad.generated":
+        return ()  # derivative code: typed as the function it differentiates (api copies its Typing)
+    key = (code, tuple(getattr(fn, "__s2sad_bound__", None) or ()))
+    found = _RECEIVERS.get(key)
+    if found is None:
+        _RECEIVERS[key] = ()  # a recursive helper: what is found so far
+        try:
+            found = _receivers(fn)
+        except Exception:  # noqa: BLE001 -- no source, a syntax s2sad refuses: refused where it is generated
+            found = ()
+        _RECEIVERS[key] = found
+    return found
+
+
+def _receivers(fn) -> tuple[str, ...]:
+    from .parse import parse_function
+    from .primitives import is_user_function
+    from .resolve import dotted
+
+    tree = parse_function(fn).tree
+    params = [a.id for a in list(getattr(tree.args, "posonlyargs", None) or []) + tree.args.args + tree.args.kwonlyargs]
+    stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+
+    def root(node):
+        path = dotted(node)
+        first = path.split(".")[0] if path else None
+        return first if first in params and first not in stored else None
+
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    out = set()
+    for call in gast.walk(tree):
+        if not isinstance(call, gast.Call):
+            continue
+        if isinstance(call.func, gast.Attribute) and root(call.func.value):
+            if call.func.attr not in _BUILTIN_METHODS:  # not x.reshape(...), lst.append(...)
+                out.add(root(call.func.value))  # model.loss(x), self.layer.forward(x)
+            continue
+        callee, args = _callee(call.func, cells, fn.__globals__, params, stored), list(call.args)
+        if isinstance(callee, types.MethodType):  # m.loss(x, model) of a global object
+            callee, args = callee.__func__, [None, *args]
+        if callee is None or not is_user_function(callee) or any(isinstance(a, gast.Starred) for a in args):
+            continue
+        wanted = receivers(callee)
+        if not wanted:
+            continue
+        try:
+            bound = inspect.signature(callee).bind(*args, **{k.arg: k.value for k in call.keywords if k.arg})
+        except TypeError:
+            continue
+        out |= {root(a) for p, a in bound.arguments.items() if p in wanted and isinstance(a, gast.AST) and root(a)}
+    return tuple(p for p in params if p in out)
+
+
+_TYPES = (np.ndarray, np.generic, list, dict, tuple, str, float, complex)
+_BUILTIN_METHODS = frozenset().union(*(dir(t) for t in _TYPES))  # methods of values, not of user objects
+
+
+def _callee(func, cells, globals_, params, stored):
+    """The object a call's function expression names, when it is a global, closure or builtin name or an
+    attribute chain of one (``helper``, ``mod.helper``, ``m.loss``); else None."""
+    from .resolve import dotted
+
+    path = dotted(func)
+    if not path or path.split(".")[0] in params or path.split(".")[0] in stored:
         return None
-    if not isinstance(fn, types.FunctionType) or code.co_argcount == 0:
+    first, *rest = path.split(".")
+    if first in cells:
+        try:
+            obj = cells[first].cell_contents
+        except ValueError:
+            return None
+    else:
+        obj = globals_.get(first)
+    for a in rest:
+        obj = inspect.getattr_static(obj, a, None)
+        if isinstance(obj, (staticmethod, classmethod)) or obj is None:
+            return None
+    if rest and isinstance(obj, types.FunctionType):  # m.loss: bound to the object m
+        owner = globals_.get(first) if len(rest) == 1 else None
+        if owner is not None and not isinstance(owner, (type, types.ModuleType)):
+            return types.MethodType(obj, owner)
+    return obj
+
+
+class Typing:
+    """The classes of the objects of one call that generation may ask about: a parameter (``model``) or a
+    chain of instance attributes of one (``model.layer``), found from that call's ``objects``.  Every
+    answer is recorded in ``guards`` (path -> class, paths in the dispatcher's parameter names) and
+    every method called on such an object in ``called`` (path, method, file:line:col), which the
+    dispatcher checks on later calls.  ``view`` gives a called function's parameters the paths of its
+    arguments (``helper(x, model.layer)``); ``without`` forgets what ``f`` rebinds."""
+
+    def __init__(self, objects: dict, names=None, shared=None, stopped=frozenset()):
+        self.objects = objects  # parameter -> the object of the call that generation follows
+        self.names = names if names is not None else {p: p for p in objects}  # parameter -> dispatcher path
+        self.shared = shared if shared is not None else ({}, {})  # (guards, called)
+        self.stopped = frozenset(stopped)  # attributes f assigns (model.layer = ...): not typed
+
+    def _key(self):
+        return (id(self.shared), tuple(sorted(self.names.items())), self.stopped)
+
+    def __eq__(self, other):
+        return isinstance(other, Typing) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __bool__(self):
+        return bool(self.objects)
+
+    def __repr__(self):
+        return "{" + ", ".join(f"{p}: {type(o).__qualname__}" for p, o in self.objects.items()) + "}"
+
+    def obj(self, path: str):
+        """The object at ``path`` in the call generation follows (instance attributes only: reading
+        one runs no code), or ``_NONE``."""
+        first, *attrs = path.split(".")
+        if self.stopped.intersection(attrs):
+            return _NONE
+        return _follow(self.objects, path)
+
+    def get(self, path: str, default=None):
+        """The class of the object at ``path`` (recorded: the derivative is valid for that class only)."""
+        obj = self.obj(path)
+        if obj is _NONE:
+            return default
+        self.shared[0][self._full(path)] = type(obj)
+        return type(obj)
+
+    def _full(self, path):
+        first, *attrs = path.split(".")
+        return ".".join([self.names[first], *attrs])
+
+    def method(self, path: str, attr: str, where: str) -> None:
+        """``obj.attr(...)`` is differentiated as the class's method: refused if the object hides it."""
+        self.shared[1][(self._full(path), attr)] = where
+        if attr in (getattr(self.obj(path), "__dict__", None) or ()):
+            raise hidden_error(where, path, attr, type(self.obj(path)))
+
+    def view(self, mapping: dict) -> Typing:
+        """A called function's: its parameter -> the path (here) of the argument it is given."""
+        objects = {p: self.obj(path) for p, path in mapping.items()}
+        names = {p: self._full(path) for p, path in mapping.items() if objects[p] is not _NONE}
+        return Typing({p: o for p, o in objects.items() if o is not _NONE}, names, self.shared, self.stopped)
+
+    def without(self, names, attributes) -> Typing:
+        objects = {p: o for p, o in self.objects.items() if p not in names}
+        return Typing(objects, {p: self.names[p] for p in objects}, self.shared, self.stopped | set(attributes))
+
+
+_NONE = object()
+
+
+def _follow(objects: dict, path: str):
+    """The object at ``path`` (``model.layer``) from the call's ``objects``, or ``_NONE``."""
+    first, *attrs = path.split(".")
+    obj = objects.get(first, _NONE)
+    for a in attrs:
+        if obj is _NONE:
+            break
+        obj = _instance_attribute(obj, a)
+    return obj
+
+
+def _instance_attribute(obj, attr):
+    """``obj.attr`` when it is an entry of the object's own ``__dict__`` that no class attribute hides or
+    computes (a property), read without running code; else ``_NONE``."""
+    own = getattr(obj, "__dict__", None)
+    cls = type(obj)
+    if not isinstance(own, dict) or attr not in own or cls.__getattribute__ is not object.__getattribute__:
+        return _NONE
+    if any(attr in c.__dict__ for c in cls.__mro__):
+        return _NONE
+    return own[attr]
+
+
+def hidden_error(where, path, attr, cls):
+    return DifferentiationError(
+        f"{where}: '{path}' has its own attribute '{attr}', which hides the method of its class "
+        f"{cls.__qualname__}; s2sad differentiates the methods of the class: delete the attribute or rename it"
+    )
+
+
+def typed_path(name: str, ns) -> str | None:
+    """The path (``model``, ``model.layer``) of the object a name of the ANF code holds, if typed."""
+    types = getattr(ns.fn, "__s2sad_types__", None)
+    if not isinstance(types, Typing):
         return None
-    if "." not in fn.__qualname__.replace("<locals>.", "") or code.co_varnames[0] != "self":
+    if name in types.objects:
+        return name
+    return getattr(ns, "typed", {}).get(name)
+
+
+def typed_arguments(fn, args: list, keywords: dict, ns):
+    """For a call ``fn(*args, **keywords)`` in code whose objects are typed: ``fn``'s :class:`Typing`
+    (its parameters given a typed object), or None."""
+    types = getattr(ns.fn, "__s2sad_types__", None)
+    if not isinstance(types, Typing) or getattr(fn, "__s2sad_types__", None) is not None:
+        return None  # (a generated function keeps the classes of the function it differentiates)
+    try:
+        bound = inspect.signature(fn).bind(*args, **keywords).arguments
+    except (TypeError, ValueError):
         return None
-    previous = None
-    for ins in dis.get_instructions(code):
-        if previous is not None and (ins.opname == "LOAD_METHOD" or ins.opname == "LOAD_ATTR" and ins.arg & 1):
-            return "self"  # self.name(...): LOAD_METHOD, or (3.12+) LOAD_ATTR with its method bit
-        previous = ins if ins.opname == "LOAD_FAST" and ins.argval == "self" else None
-    return None
+    mapping = {}
+    for p, a in bound.items():
+        path = typed_path(a.id, ns) if isinstance(a, gast.Name) else None
+        if path is not None and types.obj(path) is not _NONE:
+            mapping[p] = path
+    return types.view(mapping) if mapping else None
 
 
 def method_of(cls, attr):
@@ -176,18 +379,6 @@ def method_of(cls, attr):
             if isinstance(entry, types.FunctionType) and is_user_function(entry):
                 return entry, checks
             return None
-    return None
-
-
-def shadowed(obj) -> str | None:
-    """An attribute of the object itself that hides a method of its class (``m.predict = ...``)."""
-    own = getattr(obj, "__dict__", None)
-    if not own:
-        return None
-    for c in type(obj).__mro__:
-        for k, v in c.__dict__.items():
-            if k in own and callable(v):
-                return k
     return None
 
 
@@ -216,8 +407,10 @@ def specialize_tree(parsed, spec: Specialized) -> None:
     args.posonlyargs, args.args, args.vararg, args.kwarg = [], positional, None, None
     tree.body[:0] = prelude
     parsed.fn = spec
-    stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    spec.__s2sad_types__ = {p: t for p, t in spec.__s2sad_types__.items() if p not in stored}
+    if spec.__s2sad_types__:  # what f rebinds (model = ..., model.layer = ...) has no known class
+        stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        attrs = {n.attr for n in gast.walk(tree) if isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load)}
+        spec.__s2sad_types__ = spec.__s2sad_types__.without(stored, attrs)
 
 
 def _assign(target, value, like):
@@ -361,10 +554,17 @@ def dispatcher(fn, chain: list, build):
     the API's cached generation.  Each call specializes ``fn`` to its arguments, generates (or takes
     from the cache) the derivative of that specialization, and calls it."""
     sig = inspect.signature(fn)
-    typed = receiver(fn)
+    typed = receivers(fn)
+    params = list(sig.parameters.values())
+    # plain positional parameters: a call without keywords binds by position (no sig.bind per call)
+    simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
+    least = sum(p.default is p.empty for p in params)
+    positions = [(i, params[i].default) for i in range(len(params)) if params[i].name in typed]
     kind0 = chain[-1][0]
     extra_count = sum(_trailing(kind, wrt) for kind, wrt, _ in chain)
-    made: dict = {}  # (number of positional arguments, keyword names, class of self) -> (spec, derivative, ...)
+    # (number of positional arguments, keyword names, classes of the typed arguments) -> entries
+    # (spec, derivative, defaults, kwdefaults, typing): a derivative serves the calls its typing's records fit
+    made: dict = {}
 
     def derivative(*args, **kwargs):
         extra_count_now = extra_count
@@ -377,28 +577,24 @@ def dispatcher(fn, chain: list, build):
             )
         split = len(args) - extra_count_now
         fargs, trailing = args[:split], args[split:]
-        sig.bind(*fargs, **kwargs)  # TypeError as Python's call of fn would raise
-        types = None
-        if typed is not None and fargs:
-            hidden = shadowed(fargs[0])
-            if hidden is not None:
-                code = fn.__code__
-                raise DifferentiationError(
-                    f"{code.co_filename}:{code.co_firstlineno}:1: the object passed as '{typed}' has its own "
-                    f"attribute '{hidden}', which hides the method of its class {type(fargs[0]).__qualname__}; "
-                    "s2sad differentiates the methods of the class: delete the attribute or rename it"
-                )
-            types = {typed: type(fargs[0])}
-        key = (len(fargs), tuple(kwargs), types and types[typed])
-        hit = made.get(key)
-        if hit is not None and _valid(hit, fn):
-            spec, g = hit[0], hit[1]
+        if simple and not kwargs and least <= len(fargs) <= len(params):
+            objects = {params[i].name: fargs[i] if i < len(fargs) else d for i, d in positions}
         else:
-            spec = specialize(fn, len(fargs), list(kwargs), types)
+            given = sig.bind(*fargs, **kwargs).arguments  # TypeError as Python's call of fn would raise
+            objects = {p: given[p] if p in given else sig.parameters[p].default for p in typed}
+        key = (len(fargs), tuple(kwargs), *map(type, objects.values()))
+        for hit in made.get(key, ()):
+            if _fits(hit[4], objects) and _valid(hit, fn):
+                spec, g = hit[0], hit[1]
+                break
+        else:
+            typing = Typing(objects)
+            spec = specialize(fn, len(fargs), list(kwargs), typing)
             g = spec
             for kind, wrt, verbose in chain:
                 g = build(g, kind, _wrt_of(wrt, spec, fn), verbose)
-            made[key] = (spec, g, fn.__defaults__, fn.__kwdefaults__)
+            entries = [h for h in made.get(key, ()) if _valid(h, fn)]
+            made[key] = [*entries, (spec, g, fn.__defaults__, fn.__kwdefaults__, typing)]
         derivative.__s2sad_last__ = g
         named = {spec.renamed.get(k, k): v for k, v in kwargs.items()}
         if seed is not None:
@@ -414,10 +610,25 @@ def dispatcher(fn, chain: list, build):
     return derivative
 
 
+def _fits(typing: Typing, objects: dict) -> bool:
+    """Whether this call's objects have the classes generation saw (the typed arguments' own are in the
+    memo's key; here the attributes followed, ``model.layer``), refusing an object that hides a method
+    called on it."""
+    guards, called = typing.shared
+    for path, cls in guards.items():
+        if "." in path and type(_follow(objects, path)) is not cls:
+            return False
+    for (path, attr), where in called.items():
+        obj = _follow(objects, path)
+        if attr in (getattr(obj, "__dict__", None) or ()):
+            raise hidden_error(where, path, attr, type(obj))
+    return True
+
+
 def _valid(hit, fn) -> bool:
     """A derivative made for an earlier call still is what generation would give now (as the API's cache
     checks its entries: the defaults, and every check of the guard)."""
-    _, g, defaults, kwdefaults = hit
+    _, g, defaults, kwdefaults, _ = hit
     if fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
         return False
     return all(check.ok() for check in getattr(g, "__s2sad_checks__", ()))
