@@ -10,14 +10,13 @@ import contextlib
 import functools
 import gc
 import inspect
-import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import gast
-import numpy as np
 
 from . import codegen, live, star
+from .call_aliases import unaliased
 from .callables import base_name, method_checks, normalize
 from .compile import load
 from .errors import DifferentiationError
@@ -147,11 +146,11 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     found = live.checks(origins, steered)
     found += method_checks(ns for _, ns in gen.origins.values() if ns is not None)
     result = live.guard(impl, found, unwrap(fn), kind)
-    if kind == "vjp":
-        result = _seed_last(result, gen.seed, param_names(fn))
     written = _written_params(fn, param_names(fn)) | set(param_writes(unwrap(fn)))  # (out=, helpers, too)
     if written:
-        result = _unaliased(result, written, unwrap(fn), origins)
+        result = unaliased(result, written, unwrap(fn), origins)
+    if kind == "vjp":  # (after the check, which binds the seed by name)
+        result = _seed_last(result, gen.seed, param_names(fn))
     for f in {impl, result}:
         f.__s2sad_source__ = text
         f.__s2sad_impl__ = impl
@@ -202,76 +201,6 @@ def _written_params(fn, params) -> set:
 
 
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill", "update", "resize"}
-
-
-def _arrays(value):
-    if isinstance(value, np.ndarray):
-        yield value
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _arrays(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _arrays(v)
-
-
-def _outer_values(functions):
-    """(what, value) for each global, closure cell and default the user functions may read, as they
-    are now (a global may be rebound between calls)."""
-    for f in functions:
-        code, scope = f.__code__, f.__globals__
-        codes = [code]
-        while codes:
-            c = codes.pop()
-            codes += [k for k in c.co_consts if isinstance(k, types.CodeType)]
-            for n in c.co_names:
-                if n in scope:
-                    yield f"the global '{n}'", scope[n]
-        for n, cell in zip(code.co_freevars, f.__closure__ or ()):
-            try:
-                yield f"the closure variable '{n}'", cell.cell_contents
-            except ValueError:  # an empty cell
-                pass
-        for d in (f.__defaults__ or ()) + tuple((f.__kwdefaults__ or {}).values()):
-            yield "a default argument", d
-
-
-def _unaliased(deriv, written: set, fn, origins=()):
-    """``deriv`` refusing arguments that share memory when f writes into one of them, with each other or
-    with an array f (or a function it calls) reads from a global, closure cell or default: the
-    derivative works on private copies, which cannot share memory as the caller's arrays do."""
-    sig = inspect.signature(deriv)
-    functions = [fn] + [unwrap(o) for o in origins if isinstance(unwrap(o), types.FunctionType) and unwrap(o) is not fn]
-
-    def checked(*args, **kwargs):
-        bound = sig.bind_partial(*args, **kwargs).arguments
-        for p in written:
-            for a in _arrays(bound.get(p)):
-                for what, value in _outer_values(functions):
-                    if any(np.may_share_memory(a, b) and np.shares_memory(a, b) for b in _arrays(value)):
-                        code = fn.__code__
-                        raise DifferentiationError(
-                            f"{code.co_filename}:{code.co_firstlineno}:1: the argument '{p}' of {fn.__qualname__} "
-                            f"shares memory with {what}, which {fn.__qualname__} reads, and {fn.__qualname__} "
-                            f"writes into '{p}': its derivative works on a private copy of '{p}', which would "
-                            "not change it; pass a copy (np.copy) or change "
-                            f"{fn.__qualname__} to build new arrays"
-                        )
-                for q, value in bound.items():
-                    others = [b for b in _arrays(value) if b is not a] if q == p else list(_arrays(value))
-                    if any(np.may_share_memory(a, b) and np.shares_memory(a, b) for b in others):
-                        code = fn.__code__
-                        raise DifferentiationError(
-                            f"{code.co_filename}:{code.co_firstlineno}:1: the arguments '{p}' and '{q}' of "
-                            f"{fn.__qualname__} share memory and {fn.__qualname__} writes into '{p}': its "
-                            "derivative works on private copies, which would not share it; pass copies "
-                            f"(np.copy) or change {fn.__qualname__} to build new arrays"
-                        )
-        return deriv(*args, **kwargs)
-
-    checked.__name__, checked.__qualname__, checked.__doc__ = deriv.__name__, deriv.__qualname__, deriv.__doc__
-    checked.__signature__ = sig
-    return checked
 
 
 def _seed_last(vjp_fn, seed: str, params):

@@ -14,6 +14,8 @@ constant (``integral_dtype``, used by ``primitives.classify``).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 
 import gast
@@ -37,6 +39,45 @@ def _dtype_kind(node, ns) -> str | None:
         return np.dtype(obj).kind
     except TypeError:
         return None
+
+
+@functools.cache
+def _dtype_position(fn) -> int | None:
+    """Where ``fn``'s signature takes ``dtype`` positionally (``np.zeros(3, int)``), or None."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    for i, p in enumerate(params):
+        if p.kind in (p.VAR_POSITIONAL, p.KEYWORD_ONLY, p.VAR_KEYWORD):
+            return None
+        if p.name == "dtype":
+            return i
+    return None
+
+
+def dtype_arg(fn, args, keywords):
+    """The expression a call of ``fn`` gives as its dtype, by keyword or by position (``np.zeros(3, int)``,
+    ``np.array(v, int)``, ``np.full_like(a, 1, int)``), or None."""
+    if "dtype" in keywords:
+        return keywords["dtype"]
+    try:
+        i = _dtype_position(fn)
+    except TypeError:  # an unhashable callable
+        return None
+    if i is None or len(args) <= i or any(isinstance(a, gast.Starred) for a in args[: i + 1]):
+        return None
+    return args[i]
+
+
+def dtype_unknown(node, ns) -> bool:
+    """Whether the dtype expression ``node`` is computed in f (``dtype=a.dtype``): not known when code is
+    generated, so neither a constant integer dtype nor a float one."""
+    return (
+        node is not None
+        and not (isinstance(node, gast.Constant) and node.value is None)
+        and _dtype_kind(node, ns) is None
+    )
 
 
 def integral_dtype(node, ns) -> bool:
@@ -96,9 +137,10 @@ def _kind_of(op, ns, known, which) -> bool:
         return _atom_is(args[0], known, which)
     if op.kind == P.BUILD and which == "integral" and op.keys is None and op.fn is None:
         return bool(args) and all(_atom_is(a, known, which) for a in args)
-    if "dtype" in kw:
-        kind = _dtype_kind(kw["dtype"], ns)
-        if fn in _CREATE | _LIKE | {np.full, np.full_like, np.arange} or integral_dtype(kw["dtype"], ns):
+    dtype = dtype_arg(fn, args, kw)
+    if dtype is not None:
+        kind = _dtype_kind(dtype, ns)
+        if fn in _CREATE | _LIKE | {np.full, np.full_like, np.arange} or integral_dtype(dtype, ns):
             return kind is not None and (kind in "biu" if which == "integral" else kind in "fc")
     if fn in _CREATE:
         return which == "inexact"

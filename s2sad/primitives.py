@@ -82,6 +82,12 @@ def opaque_message(op) -> str:
             f"{op.what} over differentiated values is not supported: a set has no order, so it is not a "
             "differentiable container; build a list (or a dict) instead"
         )
+    if op.what.endswith("dtype=<computed>)"):
+        return (
+            f"{op.what} of a differentiated value: its dtype is computed in the function, so s2sad cannot "
+            "tell whether it is an integer dtype (no derivative) or a float one; give the dtype as a "
+            "constant (dtype=float, dtype=np.int64)"
+        )
     return f"{op.what} over differentiated values is not supported; write it as a for loop"
 
 
@@ -182,10 +188,13 @@ def _call(call, stmt, ns: Namespace) -> Op:
         return Op(CALL, stmt, fn=fn, args=[receiver, *args], keywords=keywords, what=f"{path}()")
     if is_record_class(obj):
         return _record(obj, stmt, args, keywords, path)
-    from .dtypes import integral_dtype
+    from .dtypes import dtype_arg, dtype_unknown, integral_dtype
 
-    if integral_dtype(keywords.get("dtype"), ns):  # np.cumsum(x, dtype=int): an integer result is a constant
+    dtype = dtype_arg(obj, args, keywords)  # by keyword or by position: np.zeros(3, int)
+    if integral_dtype(dtype, ns):  # np.cumsum(x, dtype=int): an integer result is a constant
         return Op(NONDIFF, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}(..., dtype=...)")
+    if dtype_unknown(dtype, ns) and lookup(obj) is not None and lookup(obj).differentiable:
+        return Op(OPAQUE, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}(..., dtype=<computed>)")
     return _with_rule(obj, stmt, args, keywords, path)
 
 

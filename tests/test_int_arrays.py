@@ -210,3 +210,96 @@ def test_argument_sharing_memory_with_what_f_reads_is_refused(f, arg, what):
     np.testing.assert_array_equal(D, before[1])
     # a copy is fine
     np.testing.assert_allclose(s2sad.grad(f)(arg.copy()), numeric_grad(lambda v: f(v.copy()), [arg.copy()], 0))
+
+
+# A dtype given by position (round 13): the same as dtype=.
+
+
+def zeros_positional_int(x):
+    a = np.zeros(3, int)
+    a[:] = x * 10
+    return np.sum(a * x)
+
+
+def array_positional_int(x):
+    return np.sum(np.array(x * 10, int) * x)
+
+
+def asarray_positional_int(x):
+    return np.sum(np.asarray(x * 10, int) * x)
+
+
+def empty_positional_int16(x):
+    a = np.empty(3, np.int16)
+    a[:] = x * 10
+    return np.sum(a * x)
+
+
+def ones_positional_int64(x):
+    a = np.ones(3, np.int64)
+    a[:] = x * 10
+    return np.sum(a * x)
+
+
+def identity_positional_int(x):
+    a = np.identity(3, int)
+    a[0] = x * 10
+    return np.sum(a[0] * x)
+
+
+def empty_like_positional_int(x):
+    a = np.empty_like(x, int)
+    a[:] = x * 10
+    return np.sum(a * x)
+
+
+def full_like_positional_int(x):
+    a = np.full_like(x, 1, int)
+    a[:] = x * 10
+    return np.sum(a * x)
+
+
+def zeros_positional_float(x):
+    a = np.zeros(3, float)
+    a[:] = x * 10
+    return np.sum(a * x)
+
+
+POSITIONAL = [
+    zeros_positional_int,
+    array_positional_int,
+    asarray_positional_int,
+    empty_positional_int16,
+    ones_positional_int64,
+    identity_positional_int,
+    empty_like_positional_int,
+    full_like_positional_int,
+]
+
+
+@pytest.mark.parametrize("f", POSITIONAL)
+def test_positional_integer_dtype_truncates(f):
+    x = np.array([0.33, -1.27, 0.71])
+    np.testing.assert_allclose(s2sad.grad(f)(x), np.trunc(x * 10))  # the truncated values, no derivative through them
+    np.testing.assert_allclose(s2sad.hessian(f)(x), 0.0)
+    assert check(f, [x]) == []
+
+
+def test_positional_float_dtype_differentiated():
+    x = np.array([0.33, -1.27, 0.71])
+    np.testing.assert_allclose(s2sad.grad(zeros_positional_float)(x), 20 * x)
+    assert check(zeros_positional_float, [x]) == []
+
+
+def cumsum_computed_dtype(x):
+    a = np.arange(4)
+    return np.sum(np.cumsum(x * 5, dtype=a.dtype) * x)
+
+
+def test_computed_dtype_refused():
+    x = np.array([0.33, -1.27, 0.71, 0.2])
+    with pytest.raises(
+        s2sad.DifferentiationError, match=r"test_int_arrays\.py:\d+:\d+: np\.cumsum\(\.\.\., dtype=<computed>\)"
+    ):
+        s2sad.grad(cumsum_computed_dtype)(x)
+    assert check(cumsum_computed_dtype, [x]) == []

@@ -475,7 +475,10 @@ def is_view(x, a):
 
 def stored(a, g):
     """The derivative ``g`` of a value written into ``a`` (``a[i] = v``) that the write keeps: ``g``
-    itself, or zeros where ``a`` holds integers or bools (the write truncates ``v``)."""
+    itself, or zeros where ``a`` holds integers or bools (the write truncates ``v``). A dict's or a
+    list's entry is rebound, whatever it held."""
+    if isinstance(a, (dict, list)):
+        return g
     if np.asarray(a).dtype.kind in "fc":
         return g
     return zeros_like(g)
@@ -483,7 +486,10 @@ def stored(a, g):
 
 def last_writes(a, index):
     """For ``a[index] = v``: 1.0 where a position of ``v`` is the last write to its element of ``a``,
-    0.0 where a later position writes the same element (NumPy keeps the last write)."""
+    0.0 where a later position writes the same element (NumPy keeps the last write). A dict's entry
+    (``d[k] = v``, ``k`` a key) is one write."""
+    if isinstance(a, dict):
+        return 1.0
     ids = np.arange(np.size(a)).reshape(np.shape(a))[index]
     flat = np.ravel(ids)
     mask = np.zeros(flat.shape)
