@@ -62,6 +62,7 @@ class _Walk:
         self.functions: set[int] = set()  # whose namespaces were walked
         self.found: list[tuple[str, np.ndarray]] = []
         self.count = 0
+        self.truncated = False
         self.root = None  # f: its globals are named without "(read by ...)"
         self.data_only = False  # a written argument: its own arrays, not what its methods read
 
@@ -71,7 +72,10 @@ class _Walk:
             if v.dtype != object:
                 self.found.append(((desc, what), v))
                 return
-        if isinstance(v, _SKIP) or id(v) in self.seen or self.count >= _LIMIT:
+        if isinstance(v, _SKIP) or id(v) in self.seen:
+            return
+        if self.count >= _LIMIT:
+            self.truncated = True  # not proved unshared: check() refuses
             return
         self.seen.add(id(v))
         self.count += 1
@@ -175,10 +179,11 @@ def check(bound: dict, written, fn, functions) -> None:
     """Refuse (``DifferentiationError`` at f's line) when an array inside a written argument shares
     memory with another array f can reach."""
     name = fn.__qualname__
-    reached = {}
+    reached, walks = {}, []
     for p in written:
         if p in bound:
             own = _Walk()
+            walks.append(own)
             own.data_only = True
             own.value(bound[p], p)
             if own.found:
@@ -188,12 +193,16 @@ def check(bound: dict, written, fn, functions) -> None:
     for q, value in bound.items():
         if q not in reached:
             other = _Walk()
+            walks.append(other)
             other.value(value, q)
             reached[q] = other.found
     outer = _Walk()
     outer.root = fn
     for g in functions:
         outer.function(g)
+    if outer.truncated or any(w.truncated for w in walks):
+        p = next(iter(reached))
+        raise _error(fn, p, f"{name} can reach more than {_LIMIT} objects, too many to check for memory '{p}' shares")
     for p in written:
         mine = reached.get(p, ())
         for i, (wa, a) in enumerate(mine):  # entries of the argument itself

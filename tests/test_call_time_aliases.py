@@ -126,3 +126,16 @@ def test_no_check_without_writes():
     assert d.__code__.co_name != "checked"  # no call-time check at all
     assert s2sad.grad(writes_container_entry).__code__.co_name == "checked"
     np.testing.assert_allclose(d(G), G)  # sharing is fine when f writes into nothing
+
+
+MANY = [[i] for i in range(12000)]  # 12000 lists: more objects than the check walks
+
+
+def reads_a_huge_global(x):
+    x *= 2.0
+    return np.sum(x) + len(MANY)
+
+
+def test_more_objects_than_can_be_checked_is_refused():
+    with pytest.raises(s2sad.DifferentiationError, match=r"aliases\.py:\d+:1: .*more than 10000 objects"):
+        s2sad.grad(reads_a_huge_global)(np.array([1.0, 2.0]))
