@@ -303,12 +303,14 @@ class _Lifter:
         pos = [(a, d) for a, d in pos if a.id not in bound]
         kw = [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if a.id not in bound]
         cells, aliases, slot_params = {}, {}, {}
+        taken = set()  # slot parameters already made (two functions may close over the same local)
         for p, ref in bound.items():
             code = ref.code if ref.code not in names else self.fresh(ref.code)
             if isinstance(ref.target, Local):
                 slots = {}
                 for s in _slots(ref.target):
-                    slots[s] = s if s not in names and s not in slots.values() else self.fresh(s)
+                    slots[s] = s if s not in names and s not in taken else self.fresh(s)
+                    taken.add(slots[s])
                     kw.append((gast.Name(id=slots[s], ctx=gast.Param(), annotation=None, type_comment=None), None))
                     gast.copy_location(kw[-1][0], tree)
                 slot_params[p] = slots

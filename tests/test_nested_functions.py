@@ -530,3 +530,18 @@ def test_two_functions_with_local_functions_of_one_name():
     check_all(same_local_name_as_a_helper, [0.7])
     text = s2sad.source(s2sad.grad(same_local_name_as_a_helper))
     assert "t = h(x, x)" in text and "h_1(v, v)" in text
+
+
+def _compose(f, g, v):
+    return f(g(v))
+
+
+def two_closures_over_one_name(x):
+    # both functions close over x: the clone of _compose takes x once for each (blind tester, round 14)
+    g = lambda t: t * x  # noqa: E731
+    h = lambda t: t + x  # noqa: E731
+    return np.sum(_compose(g, h, x))
+
+
+def test_two_functions_closing_over_the_same_name_passed_to_one_helper():
+    check_all(two_closures_over_one_name, [np.array([0.3, -1.2, 0.7])])
