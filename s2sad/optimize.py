@@ -20,16 +20,20 @@ from .ir import Transformer, changed, reads, walk, walk_stmts
 from .naming import Names, const
 
 
-def optimize(fn: gast.FunctionDef, names: Names, primal: frozenset = frozenset()) -> gast.FunctionDef:
+def optimize(
+    fn: gast.FunctionDef, names: Names, primal: frozenset = frozenset(), effects: frozenset = frozenset()
+) -> gast.FunctionDef:
     """``primal``: the names that hold the user's values (parameters and what the ANF code assigns).
     Their operations are the user's: ``x * 1.0`` there is a new array (and a dtype), never folded
-    into an alias of ``x``; and an in-place write into one of them may change views of it."""
+    into an alias of ``x``; and an in-place write into one of them may change views of it.
+    ``effects``: names of functions whose calls have an effect (a user function that prints), kept
+    even where their result is not read."""
     folder = _Fold(fn, primal)  # one walk: folding, plain builtins, default arguments, facts for CSE
     fn = folder.visit(fn)
     if not folder.writes_into_arrays:
         _cse(fn.body, {}, {})
     fold_copies(fn, names)
-    _dead_code(fn)
+    _dead_code(fn, effects)
     return fn
 
 
@@ -251,14 +255,14 @@ def _drop_default_arguments(call):
             call.args.pop()
 
 
-def _dead_code(fn):
+def _dead_code(fn, effects=frozenset()):
     """Remove assignments whose names nothing reads (flow-insensitive, so safe inside loops).  Statements
     are visited last to first and a removal releases what it read, so a dead chain goes in one pass."""
     used = _reads_everywhere(fn)
     # straight-line code and branches are done in one pass; a loop may read at its top what its
     # bottom assigns, so a removal inside a loop can free statements the pass has already kept
     loops = any(isinstance(s, (gast.For, gast.While)) for s in walk_stmts(fn.body))
-    while _remove_unused(fn.body, used) and loops:
+    while _remove_unused(fn.body, used, effects) and loops:
         pass
 
 
@@ -276,7 +280,7 @@ def _loads(node) -> list[str]:
     return [n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
 
 
-def _remove_unused(body, used) -> bool:
+def _remove_unused(body, used, effects=frozenset()) -> bool:
     removed = False
     keep = []
     for stmt in reversed(body):
@@ -284,7 +288,7 @@ def _remove_unused(body, used) -> bool:
             names = [n.id for n in walk(stmt.targets[0]) if isinstance(n, gast.Name)]
             # read elsewhere only by itself (``s = s + 1`` with s never read again) counts as unread
             loads = _loads(stmt.value) if any(used.get(n, 0) for n in names) else ()
-            if all(used.get(n, 0) - loads.count(n) <= 0 for n in names) and _pure(stmt.value):
+            if all(used.get(n, 0) - loads.count(n) <= 0 for n in names) and _pure(stmt.value, effects):
                 loads = loads or _loads(stmt.value)
                 for n in loads:
                     used[n] -= 1
@@ -293,7 +297,7 @@ def _remove_unused(body, used) -> bool:
         for field in ("body", "orelse"):
             sub = getattr(stmt, field, None)
             if isinstance(sub, list):
-                removed |= _remove_unused(sub, used)
+                removed |= _remove_unused(sub, used, effects)
                 if not sub and field == "body":
                     sub.append(gast.Pass())
         keep.append(stmt)
@@ -301,9 +305,11 @@ def _remove_unused(body, used) -> bool:
     return removed
 
 
-def _pure(value) -> bool:
-    """Calls that may have effects (method calls such as ``stack.pop()``) are kept."""
+def _pure(value, effects=frozenset()) -> bool:
+    """Calls that may have effects (method calls such as ``stack.pop()``, calls of ``effects``) are kept."""
     for n in walk(value):
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append"):
+            return False
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in effects:
             return False
     return True

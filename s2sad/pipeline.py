@@ -19,6 +19,7 @@ from .activity import activity
 from .anf import anf, assigned_names
 from .callables import base_name
 from .desugar import desugar
+from .errors import DifferentiationError
 from .ir import targets, walk, walk_stmts
 from .lift import lift
 from .lower_control import lower_control
@@ -165,7 +166,7 @@ class _Session:
             as_tuple=as_tuple,
         )
         private_arguments_of(deriv, prep)
-        deriv = optimize(deriv, prep.names, primal_names(prep.tree))
+        deriv = optimize(deriv, prep.names, primal_names(prep.tree), self.effects(deriv, prep, mode))
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
         return deriv, seed
 
@@ -201,7 +202,7 @@ class _Session:
             kwonly=kwonly,
         )
         private_arguments_of(deriv, prep)
-        deriv = optimize(deriv, prep.names, primal_names(prep.tree))
+        deriv = optimize(deriv, prep.names, primal_names(prep.tree), self.effects(deriv, prep, "jvp"))
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
         return deriv, tangents
 
@@ -228,15 +229,34 @@ class _Session:
                 call.func = name_node(quiet)
         self.gen.functions.append(deriv)
 
+    def effects(self, deriv, prep, mode) -> frozenset:
+        """Names of the printing user functions ``deriv`` calls: kept where their result is unused, as f
+        runs them (not in a callee's VJP, which recomputes quietly)."""
+        if mode == "vjp_kw":
+            return frozenset()
+        return frozenset(call.func.id for call, obj in called_functions(deriv, prep.ns) if self.noisy(obj))
+
+    def noisy(self, fn) -> bool:
+        """Whether ``fn`` prints (or logs, or warns), directly or through the functions it calls."""
+        key = ("noisy", fn)
+        if key not in self.requested:
+            self.requested[key] = False  # (recursion: not printing until shown otherwise)
+            try:
+                prep = prepare(fn)
+            except DifferentiationError:
+                return False  # code s2sad cannot read is not recomputed by generated code either
+            callees = [obj for _, obj in called_functions(prep.tree, prep.ns)]
+            self.requested[key] = bool(output_calls(prep.tree, prep.ns)) or any(self.noisy(c) for c in callees)
+        return self.requested[key]
+
     def quiet_name(self, fn) -> str | None:
         """The name of ``fn``'s primal without output (:mod:`quiet`), made on first request; None when
         ``fn`` prints nothing, directly or through the functions it calls."""
         key = ("quiet", fn)
         if key not in self.requested:
-            self.requested[key] = None  # (recursion: not printing until shown otherwise)
-            prep = prepare(fn)
-            callees = [obj for _, obj in called_functions(prep.tree, prep.ns)]
-            if output_calls(prep.tree, prep.ns) or any(self.quiet_name(c) for c in callees):
+            self.requested[key] = None
+            if self.noisy(fn):
+                prep = prepare(fn)
                 self.taken |= prep.ns.free
                 fname = self.unique(f"quiet_{base_name(fn)}")
                 self.requested[key] = fname

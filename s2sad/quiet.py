@@ -33,7 +33,8 @@ def called_functions(tree, ns):
         if isinstance(n, gast.Call) and isinstance(n.func, (gast.Name, gast.Attribute)):
             obj = ns.lookup(n.func)
             if obj is not MISSING and isinstance(obj, types.FunctionType) and P.is_user_function(obj):
-                yield n, obj
+                if not P.is_output(obj):  # (logging.info is an output call itself, not user code)
+                    yield n, obj
 
 
 def quiet_copy(tree, ns, fname: str, quiet_name_of) -> gast.FunctionDef:

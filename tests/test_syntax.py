@@ -435,6 +435,27 @@ def test_print_in_a_helper_several_calls_deep_runs_once(f, capsys):
     assert "def quiet__prints_deep(x):" in s2sad.source(s2sad.grad(f))
 
 
+def _loud(v):
+    print("loud called")
+    return np.sin(v)
+
+
+def unused_result_of_a_printing_helper(x):
+    unused = _loud(x)  # noqa: F841  (its print is the point)
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("mode", ["grad", "value_and_grad", "jvp", "hessian"])
+def test_a_printing_helper_whose_result_is_unused_still_prints(mode, capsys):
+    x = np.array([0.5, -1.0])
+    capsys.readouterr()
+    if mode == "jvp":
+        s2sad.jvp(unused_result_of_a_printing_helper)(x, np.ones(2))
+    else:
+        getattr(s2sad, mode)(unused_result_of_a_printing_helper)(x)
+    assert capsys.readouterr().out.count("loud called") >= 1
+
+
 def test_errstate_is_kept_around_the_primal():
     before = np.geterr()
     src = s2sad.source(s2sad.grad(with_errstate))
