@@ -23,7 +23,19 @@ _counter = itertools.count()
 _PRIMITIVES: dict = {}  # id(primitive) -> (primitive, the Python function made for it)
 
 
-class BoundFunction:
+class FunctionLike:
+    """What the passes read of a function (code, globals, closure, defaults: live), taken from
+    ``self.function``: for objects that stand for a function with some parameters changed."""
+
+    __code__ = property(lambda self: self.function.__code__)
+    __globals__ = property(lambda self: self.function.__globals__)
+    __closure__ = property(lambda self: self.function.__closure__)
+    __defaults__ = property(lambda self: self.function.__defaults__)
+    __kwdefaults__ = property(lambda self: self.function.__kwdefaults__)
+    __builtins__ = property(lambda self: getattr(self.function, "__builtins__", None))
+
+
+class BoundFunction(FunctionLike):
     """A Python function some of whose parameters are constants (``bound``: name -> object).
 
     It looks like the function to the passes (code, globals, closure, defaults read live); its
@@ -37,13 +49,6 @@ class BoundFunction:
         self.__name__ = function.__name__
         self.__qualname__ = function.__qualname__
         self.__module__ = function.__module__
-
-    __code__ = property(lambda self: self.function.__code__)
-    __globals__ = property(lambda self: self.function.__globals__)
-    __closure__ = property(lambda self: self.function.__closure__)
-    __defaults__ = property(lambda self: self.function.__defaults__)
-    __kwdefaults__ = property(lambda self: self.function.__kwdefaults__)
-    __builtins__ = property(lambda self: getattr(self.function, "__builtins__", None))
 
     def __call__(self, *args, **kwargs):
         call = self.__signature__.bind(*args, **kwargs)

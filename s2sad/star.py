@@ -22,6 +22,7 @@ import types
 import gast
 import numpy as np
 
+from .callables import FunctionLike
 from .errors import DifferentiationError
 
 VAR_POS, VAR_KW = inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD
@@ -38,7 +39,7 @@ def takes_star(fn) -> bool:
     return any(p.kind in (VAR_POS, VAR_KW) for p in params)
 
 
-class Specialized:
+class Specialized(FunctionLike):
     """``function`` (with ``*args``/``**kwargs``) for calls with ``npos`` positional arguments and the
     keyword arguments ``keywords`` that go into ``**kwargs`` (in the call's order).
 
@@ -83,13 +84,6 @@ class Specialized:
         self.__name__ = function.__name__
         self.__qualname__ = function.__qualname__
         self.__module__ = function.__module__
-
-    __code__ = property(lambda self: self.function.__code__)
-    __globals__ = property(lambda self: self.function.__globals__)
-    __closure__ = property(lambda self: self.function.__closure__)
-    __defaults__ = property(lambda self: self.function.__defaults__)
-    __kwdefaults__ = property(lambda self: self.function.__kwdefaults__)
-    __builtins__ = property(lambda self: getattr(self.function, "__builtins__", None))
 
     def __eq__(self, other):
         return isinstance(other, Specialized) and (self.function, self.__s2sad_spec__) == (
