@@ -799,7 +799,17 @@ def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=Non
     for info in rev.loops.values():
         if info.count_stack:
             stacks.append(assign(info.count_stack, _call("tape")))
-    predefine = _predefinitions(tree, {v for v in rev.stacks if v in needed} | carried)
+    # the zero adjoint of a name first bound inside a loop or branch may be made before it (zeros_like(None): 0.0)
+    zeroed = {
+        n.args[0].id
+        for n in walk(adjoint_module)
+        if isinstance(n, gast.Call)
+        and isinstance(n.func, gast.Name)
+        and n.func.id == "zeros_like"
+        and n.args
+        and isinstance(n.args[0], gast.Name)
+    }
+    predefine = _predefinitions(tree, {v for v in rev.stacks if v in needed} | carried | zeroed)
     if mode in ("grad", "value_and_grad") and out not in shapes.proved_scalar:
         primal.append(gast.Expr(value=_call("expect_scalar", name(out), const(tree.name))))
     result = results[0] if len(results) == 1 and not as_tuple else gast.Tuple(elts=results, ctx=gast.Load())
@@ -862,7 +872,7 @@ def _drop(stmts, drop: set):
 
 
 def _predefinitions(tree, pushed):
-    """``v = None`` for pushed variables not bound before the first loop iteration pushes them."""
+    """``v = None`` for pushed (or zeroed) variables not bound before the first loop iteration reads them."""
     defined = {a.id for a in tree.args.args + tree.args.kwonlyargs}
     out = []
     for stmt in tree.body:

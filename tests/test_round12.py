@@ -191,3 +191,30 @@ def test_out_inside_an_expression_is_refused():
 def test_out_generated_code_reads_as_a_write():
     text = s2sad.source(s2sad.grad(out_result_discarded))
     assert "a[...] = t" in text or "a[...] = np.sin(x)" in text
+
+
+# ---- round 15: reverse-over-reverse where a loop returns before a branch's temporaries are bound ----------
+
+
+def returns_in_a_loop_before_the_else_branch(x):
+    res = x[0]
+    a = x * 1.0
+    for _ in range(2):
+        if x[1] > 0.0:
+            res = res * a[0]
+            if res > -5.0:
+                return res
+        else:
+            a[[0, 1]] += x[:2] * np.sum(a)
+        for _ in range(2):
+            res = res * 0.8
+    return res + np.sum(np.sin(a))
+
+
+@pytest.mark.parametrize("point", [[0.31, 0.57], [0.31, -0.57]])
+def test_reverse_over_reverse_when_a_loop_returns_early(point):
+    f = returns_in_a_loop_before_the_else_branch
+    x = np.array(point)
+    fd = numeric_grad(s2sad.grad(f), [x], 0, eps=1e-5)
+    np.testing.assert_allclose(s2sad.hessian(f)(x), fd, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(s2sad.jacobian(s2sad.grad(f), mode="reverse")(x), fd, rtol=1e-5, atol=1e-6)
