@@ -283,7 +283,7 @@ def _with_rule(fn, stmt, args, keywords, what) -> Op:
 # enumerate and zip are not here: their values carry derivatives (loops over them are lowered by anf, and
 # list(...)/tuple(...)/dict(...) of them by desugar); used any other way with differentiated values, refused
 _NONDIFF_BUILTINS = {len, range, isinstance, print, type, id, hash, np.shape, np.ndim, np.size}
-_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
+LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
 
 
 def is_output(fn) -> bool:
@@ -292,8 +292,8 @@ def is_output(fn) -> bool:
     if fn is print or fn is warnings.warn:
         return True
     if isinstance(getattr(fn, "__self__", None), (logging.Logger, logging.LoggerAdapter)):
-        return getattr(fn, "__name__", "") in _LOG_METHODS
-    return getattr(fn, "__module__", None) == "logging" and getattr(fn, "__name__", "") in _LOG_METHODS
+        return getattr(fn, "__name__", "") in LOG_METHODS
+    return getattr(fn, "__module__", None) == "logging" and getattr(fn, "__name__", "") in LOG_METHODS
 
 
 def discarded_call_problem(op: Op, active, names) -> str | None:

@@ -19,12 +19,28 @@ from .resolve import MISSING
 
 
 def output_calls(tree, ns) -> set:
-    """The statements of ``tree`` whose only effect is output."""
-    return {
-        s
-        for s in walk_stmts(tree.body)
-        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and P.is_output(ns.lookup(s.value.func))
+    """The statements of ``tree`` (a function or module) whose only effect is output: ``print(...)``,
+    ``logging.info(...)``, ``warnings.warn(...)``, and ``log.info(...)`` on a logger ``tree`` makes
+    (``log = logging.getLogger("t")``)."""
+    import logging
+
+    stmts = list(walk_stmts(tree.body))
+    loggers = {
+        s.targets[0].id
+        for s in stmts
+        if isinstance(s, gast.Assign)
+        and isinstance(s.targets[0], gast.Name)
+        and isinstance(s.value, gast.Call)
+        and ns.lookup(s.value.func) is logging.getLogger
     }
+
+    def output(call):
+        f = call.func
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id in loggers:
+            return f.attr in P.LOG_METHODS
+        return P.is_output(ns.lookup(f))
+
+    return {s for s in stmts if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and output(s.value)}
 
 
 def called_functions(tree, ns):

@@ -26,6 +26,7 @@ from .aliases import makes_view
 from .ir import MODULES, changed, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import Role, assign, const, name
 from .optimize import fold
+from .quiet import output_calls
 from .reverse_plan import has_break, plan_reverse
 from .rules.registry import ELEMENTWISE, public_name
 from .template import as_nodes, operands, substitute, template_locals, to_node
@@ -793,7 +794,7 @@ def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=Non
     adjoint = _drop(adjoint, {p for p, _ in rev.pops} - keep)
     primal = rev.primal_block(tree.body[:-1], needed)
     if mode == "vjp_kw":  # a callee's VJP: its caller ran the primal, prints and logs included
-        primal = _drop(primal, {s for s in walk_stmts(primal) if _is_output_call(s, ns)})
+        primal = _drop(primal, output_calls(gast.Module(body=primal, type_ignores=[]), ns))
     primal, carried = checkpointing.apply(rev, primal, adjoint)
     stacks = [assign(rev.stacks[v], _call("tape")) for v in sorted(rev.stacks) if v in needed]
     for info in rev.loops.values():
@@ -829,11 +830,6 @@ def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=Non
         name=fname, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
     )
     return gast.copy_location(fn, tree), bout
-
-
-def _is_output_call(stmt, ns) -> bool:
-    """``print(...)``, ``logging.info(...)``: a call statement whose only effect is output."""
-    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and P.is_output(ns.lookup(stmt.value.func))
 
 
 def _written_in_place(stmts, var) -> bool:

@@ -456,6 +456,30 @@ def test_a_printing_helper_whose_result_is_unused_still_prints(mode, capsys):
     assert capsys.readouterr().out.count("loud called") >= 1
 
 
+def _logs_through_its_own_logger(t):
+    logging.getLogger("s2sad.tests").warning("mid")
+    return np.sin(t) * t
+
+
+def logger_made_in_a_helper(x):
+    return np.sum(_logs_through_its_own_logger(x))
+
+
+@pytest.mark.parametrize("mode", ["grad", "value_and_grad", "vjp", "hvp"])
+def test_a_logger_made_in_a_helper_logs_once(mode, caplog):
+    x = np.array([0.5, -1.0])
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="s2sad.tests"):
+        derivative = getattr(s2sad, mode)(logger_made_in_a_helper)
+        if mode == "vjp":
+            derivative(x, 1.0)
+        elif mode == "hvp":
+            derivative(x, np.ones(2))
+        else:
+            derivative(x)
+    assert [r.getMessage() for r in caplog.records if r.name == "s2sad.tests"] == ["mid"]
+
+
 def test_errstate_is_kept_around_the_primal():
     before = np.geterr()
     src = s2sad.source(s2sad.grad(with_errstate))
