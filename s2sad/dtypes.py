@@ -41,13 +41,35 @@ def _dtype_kind(node, ns) -> str | None:
         return None
 
 
+_C_DTYPE_POSITIONS = {
+    "array": 1,
+    "asarray": 1,
+    "asanyarray": 1,
+    "ascontiguousarray": 1,
+    "asfortranarray": 1,
+    "zeros": 1,
+    "empty": 1,
+    "ones": 1,
+    "empty_like": 1,
+    "zeros_like": 1,
+    "ones_like": 1,
+    "identity": 1,
+    "full": 2,
+    "full_like": 2,
+}
+
+
+def _is_numpy(fn) -> bool:
+    return (getattr(fn, "__module__", None) or "").startswith("numpy")
+
+
 @functools.cache
 def _dtype_position(fn) -> int | None:
     """Where ``fn``'s signature takes ``dtype`` positionally (``np.zeros(3, int)``), or None."""
     try:
         params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        return None
+    except (TypeError, ValueError):  # a C function without a signature (NumPy < 2.3): as NumPy documents it
+        return _C_DTYPE_POSITIONS.get(getattr(fn, "__name__", None)) if _is_numpy(fn) else None
     for i, p in enumerate(params):
         if p.kind in (p.VAR_POSITIONAL, p.KEYWORD_ONLY, p.VAR_KEYWORD):
             return None
