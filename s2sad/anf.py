@@ -29,8 +29,7 @@ from .checkpointing import checkpoint
 from .errors import Location
 from .ir import copy_tree, out_arguments, targets, walk, walk_stmts
 from .naming import Names, Role, all_names, assign, const, name
-from .param_writes import param_writes
-from .primitives import is_user_function
+from .param_writes import call_writes
 from .resolve import MISSING, Namespace, dotted
 
 # Array methods that are NumPy functions of the receiver: method -> (function, packs *args into a tuple)
@@ -511,22 +510,12 @@ class _ANF:
         """Refuse a call of a user function that changes an argument in place (``b += v`` on its
         parameter): its derivative works on a private copy, and its VJP recomputes from the argument
         the primal call changed.  Numbers (constants, integer counters) are never changed."""
-        fn, bound = obj, []
-        if inspect.ismethod(obj):
-            fn, bound = obj.__func__, [obj.__self__]
-        if not inspect.isfunction(fn) or not is_user_function(fn):
+        found = call_writes(obj, args, {k.arg: k.value for k in kws})
+        if found is None:
             return
-        writes = param_writes(fn)
-        if not writes:
-            return
-        try:
-            binding = inspect.signature(fn).bind(*bound, *args, **{k.arg: k.value for k in kws})
-        except TypeError:
-            return
+        fn, writes, written = found
         sources = {id(a): n for a, n in zip(args, node.args)} | {id(k.value): k.value for k in node.keywords}
-        for p, value in binding.arguments.items():
-            if p not in writes:
-                continue
+        for p, value in written.items():
             values = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else [value]
             for v in values:
                 if not isinstance(v, gast.Name) or v.id in self.known_ints or v.id in self.aliases.numbers:

@@ -163,6 +163,23 @@ def _root(node):
     return node
 
 
+def call_writes(obj, args, keywords: dict):
+    """For a call of ``obj`` (a user function, or a method bound to its object) with ``args`` and
+    ``keywords`` (nodes, or any placeholders): ``(function, param_writes of it, {parameter: argument}
+    for the parameters it writes into)``, or None when it is not user code or writes into none."""
+    fn, bound = (obj.__func__, [obj.__self__]) if inspect.ismethod(obj) else (obj, [])
+    if not inspect.isfunction(fn) or not is_user_function(fn):
+        return None
+    writes = param_writes(fn)
+    if not writes:
+        return None
+    try:
+        binding = inspect.signature(fn).bind(*bound, *args, **keywords)
+    except TypeError:
+        return None
+    return fn, writes, {p: v for p, v in binding.arguments.items() if p in writes}
+
+
 def private_arguments(tree, lookup) -> None:
     """In generated code, pass each user function that changes a parameter in place a private copy
     of that argument (``bump(copy_input(t), v)``).  anf lets such a call through only where no name
@@ -172,20 +189,8 @@ def private_arguments(tree, lookup) -> None:
     for n in walk(tree):
         if not isinstance(n, gast.Call):
             continue
-        obj = lookup(n.func)
-        fn, bound = (obj.__func__, [None]) if inspect.ismethod(obj) else (obj, [])
-        if not inspect.isfunction(fn) or not is_user_function(fn):
-            continue
-        writes = param_writes(fn)
-        if not writes:
-            continue
-        try:
-            slots = inspect.signature(fn).bind(*bound, *range(len(n.args)), **{k.arg: k for k in n.keywords if k.arg})
-        except TypeError:
-            continue
-        for p, slot in slots.arguments.items():
-            if p not in writes or slot is None:
-                continue
+        found = call_writes(lookup(n.func), range(len(n.args)), {k.arg: k for k in n.keywords if k.arg})
+        for slot in found[2].values() if found else ():
             if isinstance(slot, gast.keyword):
                 slot.value = _private(slot.value)
             elif isinstance(slot, int):

@@ -125,6 +125,7 @@ class _Session:
     def __init__(self):
         self.gen = Generated()
         self.requested: dict = {}
+        self.output_facts: dict = {}  # fn -> (whether its code prints, the user functions it calls)
         self.taken: set[str] = set()
 
     def unique(self, base: str) -> str:
@@ -175,6 +176,7 @@ class _Session:
         if key in self.requested:
             return self.requested[key]
         prep = prepare(fn)
+        self.facts_of(fn, prep)  # (read before the passes: generated VJPs rewrite calls they share)
         self.taken |= prep.ns.free
         base = f"vjp_{base_name(fn)}" if list(wrt) == param_names(fn) else f"vjp_{base_name(fn)}_{'_'.join(wrt)}"
         fname = self.unique(base)
@@ -211,6 +213,7 @@ class _Session:
         if key in self.requested:
             return self.requested[key]
         prep = prepare(fn)
+        self.facts_of(fn, prep)  # (read before the passes: generated VJPs rewrite calls they share)
         self.taken |= prep.ns.free
         base = f"jvp_{base_name(fn)}" if list(wrt) == param_names(fn) else f"jvp_{base_name(fn)}_{'_'.join(wrt)}"
         fname = self.unique(base)
@@ -242,12 +245,20 @@ class _Session:
         if key not in self.requested:
             self.requested[key] = False  # (recursion: not printing until shown otherwise)
             try:
-                prep = prepare(fn)
+                prints, callees = self.facts_of(fn)
             except DifferentiationError:
                 return False  # code s2sad cannot read is not recomputed by generated code either
-            callees = [obj for _, obj in called_functions(prep.tree, prep.ns)]
-            self.requested[key] = bool(output_calls(prep.tree, prep.ns)) or any(self.noisy(c) for c in callees)
+            self.requested[key] = prints or any(self.noisy(c) for c in callees)
         return self.requested[key]
+
+    def facts_of(self, fn, prep: Prepared | None = None) -> tuple:
+        """Whether ``fn``'s code has output calls, and the user functions it calls: read once per session
+        (from ``prep`` when the session prepared ``fn`` anyway)."""
+        if fn not in self.output_facts:
+            prep = prep or prepare(fn)
+            callees = [obj for _, obj in called_functions(prep.tree, prep.ns)]
+            self.output_facts[fn] = (bool(output_calls(prep.tree, prep.ns)), callees)
+        return self.output_facts[fn]
 
     def quiet_name(self, fn) -> str | None:
         """The name of ``fn``'s primal without output (:mod:`quiet`), made on first request; None when
