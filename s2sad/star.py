@@ -429,21 +429,25 @@ def _stores(tree) -> dict:
     return counts
 
 
-def known_tuples(tree) -> dict[str, int]:
-    """Names bound once, to a tuple display without ``*`` (their length is that display's)."""
+def _bound_once(tree, display):
+    """(name, display node) for each name bound once in ``tree``, to a display of type ``display``."""
     counts = _stores(tree)
-    out = {}
     for n in gast.walk(tree):
         if (
             isinstance(n, gast.Assign)
             and len(n.targets) == 1
             and isinstance(n.targets[0], gast.Name)
-            and isinstance(n.value, gast.Tuple)
-            and not any(isinstance(e, gast.Starred) for e in n.value.elts)
+            and isinstance(n.value, display)
             and counts.get(n.targets[0].id) == 1
         ):
-            out[n.targets[0].id] = len(n.value.elts)
-    return out
+            yield n.targets[0].id, n.value
+
+
+def known_tuples(tree) -> dict[str, int]:
+    """Names bound once, to a tuple display without ``*`` (their length is that display's)."""
+    return {
+        k: len(v.elts) for k, v in _bound_once(tree, gast.Tuple) if not any(isinstance(e, gast.Starred) for e in v.elts)
+    }
 
 
 _READ_ONLY = {"get", "keys", "values", "items", "copy"}
@@ -452,18 +456,11 @@ _READ_ONLY = {"get", "keys", "values", "items", "copy"}
 def known_dicts(tree) -> dict[str, tuple[str, ...]]:
     """Names bound once to a dict display with string keys and only read (indexed, ``.get``,
     ``.keys()``/``.values()``/``.items()``, ``**d``, ``k in d``, iterated): their keys."""
-    counts = _stores(tree)
-    out = {}
-    for n in gast.walk(tree):
-        if (
-            isinstance(n, gast.Assign)
-            and len(n.targets) == 1
-            and isinstance(n.targets[0], gast.Name)
-            and isinstance(n.value, gast.Dict)
-            and all(isinstance(k, gast.Constant) and isinstance(k.value, str) for k in n.value.keys)
-            and counts.get(n.targets[0].id) == 1
-        ):
-            out[n.targets[0].id] = tuple(k.value for k in n.value.keys)
+    out = {
+        k: tuple(key.value for key in v.keys)
+        for k, v in _bound_once(tree, gast.Dict)
+        if all(isinstance(key, gast.Constant) and isinstance(key.value, str) for key in v.keys)
+    }
     if not out:
         return out
     allowed = set()  # the Name nodes used in a way that cannot change the dict
