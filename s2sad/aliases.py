@@ -31,6 +31,7 @@ Writes into a parameter's memory make ``anf`` start again with that parameter co
 
 from __future__ import annotations
 
+import builtins
 import itertools
 from dataclasses import dataclass, field
 
@@ -39,7 +40,8 @@ import numpy as np
 
 from . import runtime
 from .ir import walk
-from .primitives import DATA_ATTRS  # attributes that are new numbers or tuples, never memory
+from .primitives import DATA_ATTRS, is_user_function  # DATA_ATTRS: new numbers or tuples, never memory
+from .resolve import dotted
 
 # kinds of memory: a new object of unknown type; a number or NumPy array (what arithmetic and NumPy
 # functions return); the caller's argument; a module's global; a list or tuple
@@ -50,6 +52,7 @@ _SHAPE_ARGS = {len: (0,), np.shape: (0,), np.ndim: (0,), np.size: (0,), np.zeros
 _SHAPE_ARGS.update(
     {runtime.zeros_like: (0,), runtime.unbroadcast: (1,), runtime.unreduce: (1,), runtime.astype_of: (1,)}
 )
+_SHAPE_ARGS.update({runtime.unpacked_adjoint: (1,), runtime.unpacked_tangent: (1,)})  # x's type and shape
 
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -122,6 +125,7 @@ class Aliases:
         self.count: dict[str, int] = {}
         self.param_of: dict[int, str] = {}
         self.contains: dict[int, set[int]] = {}  # list or tuple memory -> memories of its elements
+        self.positions: dict[int, list[int]] = {}  # a new tuple of new objects -> their memories, in order
         self.index_arrays: set[str] = set()  # lists and masks: indexing with them copies (a[[0, 2]], a[a > 0])
         self.liveness = liveness
         self.numbers: set[str] = set()  # names known to hold a Python number here (no memory)
@@ -206,10 +210,11 @@ class Aliases:
         """Record what an emitted ``Assign`` makes its target(s) point to."""
         target, value = stmt.targets[0], stmt.value
         if isinstance(target, gast.Tuple):
-            src = self._memory_of(value, is_local)
-            for e in target.elts:
+            parts = self._positions_of(value, is_local, len(target.elts))  # before _element merges them
+            src = None if parts else self._memory_of(value, is_local)
+            for k, e in enumerate(target.elts):
                 self.assigned(e.id)
-                self.root[e.id] = src if src is not None else self._new(FRESH)
+                self.root[e.id] = parts[k] if parts else src if src is not None else self._new(FRESH)
             return
         if not isinstance(target, gast.Name):
             return
@@ -269,6 +274,11 @@ class Aliases:
                 self.index_arrays.add(t)  # np.array([True, False]): still an index array
         elif _pop(value) and self.kind_of(value.func.value.id) == CONTAINER:
             self.root[t] = self._element(self.memory(value.func.value.id))  # lst.pop(): an element
+        elif isinstance(value, gast.Call) and _returns_new_tuple(resolve(value.func)):
+            # a new tuple of new objects (``return a * v, a + v``, a generated VJP's result)
+            self.root[t] = self._new(CONTAINER)
+            self.positions[self.root[t]] = [self._new(NUMERIC) for _ in range(returns_new(resolve(value.func)))]
+            self.contains[self.root[t]] = set(self.positions[self.root[t]])
         elif isinstance(value, gast.Call) and may_share_call(value, resolve):
             names = [n.id for n in _shareable(value, resolve) if is_local(n.id)]
             globals_ = [n.id for n in _shareable(value, resolve) if not is_local(n.id)]
@@ -315,6 +325,18 @@ class Aliases:
             m = self.memory(value.id)
             return self._element(m) if m is not None and self.kind[m] == CONTAINER else m
         return None
+
+    def _positions_of(self, value, is_local, n):
+        """The memories of ``value``'s items when it is a new tuple of ``n`` new objects, else None."""
+        m = self.memory(value.id) if isinstance(value, gast.Name) and is_local(value.id) else None
+        parts = self.positions.get(m) if m is not None else None
+        if (
+            parts is None
+            or len(parts) != n
+            or {self.find(p) for p in self.contains.get(m, ())} != {self.find(p) for p in parts}
+        ):
+            return None  # not such a tuple, or its elements were merged since (``_element``)
+        return [self.find(p) for p in parts]
 
     def _element(self, container):
         """A memory standing for any element of a list or tuple (their objects, shared)."""
@@ -569,7 +591,86 @@ def may_share(obj) -> bool:
         return False
     if module.startswith("numpy") or type(obj).__name__ == "ufunc":
         return getattr(obj, "__name__", "") in _VIEWS
-    return True
+    return not (is_user_function(obj) and returns_new(obj) == NEW)
+
+
+NEW = "new"
+_RETURNS: dict = {}
+
+
+def returns_new(fn) -> str | int | None:
+    """``NEW`` when every value the user function ``fn`` returns is a new object (``return w * v``, or
+    a local bound only to new objects: ``r = np.zeros(3); r[0] = v; return r``); ``n`` when every one
+    is a tuple display of ``n`` new objects (``return bw, bv``, as generated VJPs do); else None.
+    A call of it then shares memory with none of its arguments, so the caller may write into the
+    result.  Conservative: a parameter, a global, a list, a call of user code, a loop or tuple target is
+    not new."""
+    key = (fn.__code__, id(fn.__globals__))
+    if key not in _RETURNS:
+        _RETURNS[key] = _returns_new(fn)
+    return _RETURNS[key]
+
+
+def _returns_new(fn) -> str | None:
+    from .parse import parse_function  # parse reaches the rules, which reach this module
+
+    try:
+        tree = parse_function(fn).tree
+    except Exception:  # no source, an edited file: nothing is known
+        return None
+    own = _own_nodes(tree)
+    params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
+    params |= {a.id for a in (tree.args.vararg, tree.args.kwarg) if a is not None}
+    local = params | {n.id for n in own if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+    def resolve(func):  # through the callee's globals and builtins; user code counts as sharing
+        path = dotted(func)
+        root, *attrs = path.split(".") if path else [None]
+        if root is None or root in local:
+            return None
+        obj = fn.__globals__.get(root, getattr(builtins, root, None))
+        for a in attrs:
+            obj = getattr(obj, a, None)
+        return None if is_user_function(obj) else obj
+
+    returned = [n.value for n in own if isinstance(n, gast.Return) and n.value is not None]
+    plain = {id(n.target) for n in own if isinstance(n, gast.AugAssign)}  # ``r += v``: r's own memory
+    bindings: dict = {}  # local name -> whether every binding of it is a new object
+    for n in own:
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
+            name = n.targets[0].id
+            plain.add(id(n.targets[0]))
+            bindings[name] = bindings.get(name, True) and _fresh_value(n.value, resolve)
+    for n in own:
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and id(n) not in plain:
+            bindings[n.id] = False  # a loop, tuple, with or walrus target
+        elif isinstance(n, (gast.Global, gast.Nonlocal)):
+            return None
+
+    def new(value):
+        if isinstance(value, gast.Name):
+            return value.id not in params and bindings.get(value.id, False)
+        return _fresh_value(value, resolve)
+
+    if all(new(v) for v in returned):
+        return NEW
+    sizes = {len(v.elts) if isinstance(v, gast.Tuple) and all(new(e) for e in v.elts) else None for v in returned}
+    return sizes.pop() if len(sizes) == 1 and None not in sizes else None
+
+
+def _own_nodes(tree) -> list:
+    """The nodes of a function's body, without those of functions and lambdas nested in it."""
+    out, todo = [], list(tree.body)
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        if not isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            todo.extend(gast.iter_child_nodes(n))
+    return out
+
+
+def _returns_new_tuple(obj) -> bool:
+    return is_user_function(obj) and isinstance(returns_new(obj), int)
 
 
 def _user_call(call) -> bool:
@@ -660,10 +761,12 @@ def _names(node) -> set[str]:
 
 def _fresh_value(value, resolve) -> bool:
     """An expression whose value is a new object: arithmetic, comparisons, constants, calls of
-    functions that make new arrays."""
+    functions that make new arrays (or new tuples of them, :func:`returns_new`)."""
     if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Constant)):
         return True
-    return isinstance(value, gast.Call) and not may_share_call(value, resolve)
+    if not isinstance(value, gast.Call):
+        return False
+    return not may_share_call(value, resolve) or _returns_new_tuple(resolve(value.func))
 
 
 def shape_reads(node, resolve) -> set:

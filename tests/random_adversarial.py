@@ -7,7 +7,8 @@ give a minimal reproducer.  Classes:
 
 - ``views``: slice / reshape / ravel / [None] / [...] / helper views of created arrays, written in place;
 - ``inplace``: +=, -=, *=, /=, ``out=``, element and slice writes, in loops and branches;
-- ``alias``: ``b = a`` then writes through either name, lists and dicts holding arrays, helpers writing their argument;
+- ``alias``: ``b = a`` then writes through either name, lists and dicts holding arrays, helpers writing their argument,
+  helpers returning a new array or a tuple of new arrays written into;
 - ``tuple``: swaps and rotations (``p, q = q, p``, ``p, q = p + q, p``) of floats and arrays in loops and branches;
 - ``returns``: the returned name rebound in loops, several ifs and whiles, early returns;
 - ``folds``: identities (``x * 1.0``, ``x / 1.0``, ``x ** 1``, ``x + 0.0``, ``+x``) then written in place;
@@ -48,6 +49,16 @@ def scale(a, k):
 
 def pair(p, q):
     return q, p * q
+
+
+def grow(a, k):
+    r = a * k
+    r[0] += k
+    return r
+
+
+def both(p, q):
+    return p * q, p + q
 
 
 """
@@ -238,8 +249,20 @@ class Gen:
                 + [f"{items} = [{a}, {self.pick(self.arrays)}]"]
                 + self.maybe_wrap(self.write(f"{items}[0]", (4,)))
             )
-        if r < 0.85:
+        if r < 0.8:
             return lines + self.maybe_wrap([f"scale({a}, {self.pick(self.floats)})"])
+        if r < 0.88:  # a helper's new result, written into, its argument still read (and rebound in loops)
+            if self.chance(0.5):
+                return lines + self.maybe_wrap([f"{a} = grow({a}, {self.pick(self.floats)})"] + self.write(a, (4,)))
+            lines.append(f"{b} = grow({a}, {self.pick(self.floats)})")
+            self.new_array(b)
+            return lines + self.maybe_wrap(self.write(self.pick([a, b]), (4,)))
+        if r < 0.94:  # a helper's tuple of new results, unpacked, one of them written into
+            c = self.fresh("a")
+            lines.append(f"{b}, {c} = both({a}, {self.pick(self.arrays)})")
+            self.new_array(b)
+            self.new_array(c)
+            return lines + self.maybe_wrap(self.write(self.pick([b, c]), (4,)))
         d = self.fresh("d")
         return lines + [f"{d} = {{'k': {a}}}"] + self.maybe_wrap(self.write(f"{d}['k']", (4,)))
 
