@@ -269,9 +269,13 @@ def source(fn: Callable) -> str:
     if text is None and getattr(fn, "__s2sad_dispatch__", None) is not None:
         last = getattr(fn, "__s2sad_last__", None)
         if last is None:
+            origin = unwrap(fn.__s2sad_dispatch__[0])
+            code = getattr(origin, "__code__", None)
+            where = f"{code.co_filename}:{code.co_firstlineno}:1: " if code is not None else ""
             raise DifferentiationError(
-                f"{fn.__qualname__} is generated for each call's number of arguments and keyword names "
-                "(its function takes *args or **kwargs): call it once, then s2sad.source shows that code"
+                f"{where}{fn.__qualname__} is generated for each call's number of arguments and keyword names "
+                "(its function takes *args or **kwargs, or calls methods of an argument): call it once, "
+                "then s2sad.source shows the code for that call's arguments"
             )
         text = last.__s2sad_source__
     if text is None:

@@ -26,6 +26,7 @@ from .callables import normalize
 from .errors import DifferentiationError
 from .pipeline import param_names
 from .rules import list_rules
+from .star import takes_star as star_args
 
 # --mode: the API function each mode runs; reverse and forward are the two the design names
 MODES = {
@@ -310,7 +311,16 @@ def _derive(fn, mode: str, wrt):
     kind = MODES[mode]
     entry = getattr(api, kind)
     try:
-        return entry(fn, wrt=wrt)
+        derivative = entry(fn, wrt=wrt)
+        if getattr(derivative, "__s2sad_dispatch__", None) is not None:
+            star = "takes *args or **kwargs" if star_args(fn) else "calls methods of an argument's object"
+            raise DifferentiationError(
+                f"{_where(fn)}: {fn.__name__} {star}, so its derivative is generated for each call's "
+                "arguments (their number, keyword names and classes), which a file written ahead of the call "
+                "cannot know; give the command line a function with a fixed signature that calls it "
+                f"(def f2(x, y): return {fn.__name__}(x, y)), or use s2sad.grad in your program"
+            )
+        return derivative
     except DifferentiationError as exc:
         message = str(exc)
         if message.startswith(fn.__code__.co_filename + ":"):

@@ -52,6 +52,9 @@ class Local:
     free: list  # free names, in order of first use
     needs: list = field(default_factory=list)  # the scope's names it is given at each call
     fn: object = None
+    fn_defaults: dict = field(default_factory=dict)  # parameter -> the Local its default is (``act=h``)
+    star: tuple = (None, None)  # the names of its *args and **kwargs parameters
+    bound: dict = field(default_factory=dict)  # a specialization's removed parameters -> what they call
 
 
 @dataclass
@@ -132,12 +135,15 @@ class _Lifter:
         scope = _Scope(self, values, {}, self.fn, self.ns.lookup, lifting=True)
         scope.aliases = {k: Ref(v, v.code, {}) for k, v in named.items()}
         scope.named = named
+        self.top = scope
+        self.specs: dict = {}  # (local, ((param, target), ...)) -> its specialization
         for local in named.values():
             self.note_defaults(local, scope)
         self.solve(named.values(), scope)
         tree.body = scope.block(tree.body, set())
         for local in list(named.values()):
-            self.build(local, scope)
+            if local.star == (None, None):  # (one taking *args is built per call shape)
+                self.build(local, scope)
         self.compile_all()
 
     def opaque_lambdas(self, tree, named) -> list:
@@ -161,16 +167,74 @@ class _Lifter:
                 "define it without the decorator",
             )
         args = node.args
-        if args.vararg is not None or args.kwarg is not None:
-            star = args.vararg or args.kwarg
-            raise self.loc.error(
-                star, f"the local function '{label}' takes *args or **kwargs, which is not supported yet"
-            )
         params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
         free = _free(node, self.loc)
         code = self.fresh(label if label.isidentifier() and label != "lambda" else f"lambda_{node.lineno}")
         self.cells[code] = types.CellType()
-        return Local(label, node, code, params, len(args.posonlyargs + args.args), {}, free)
+        local = Local(label, node, code, params, len(args.posonlyargs + args.args), {}, free)
+        local.star = tuple(a.id if a is not None else None for a in (args.vararg, args.kwarg))
+        return local
+
+    def star_local(self, local: Local, extra: int, keywords: list) -> Local:
+        """``local`` (taking ``*ts``/``**kw``) for a call with ``extra`` more positional arguments and the
+        ``keywords`` it does not name: one parameter per argument (``ts_0``, ``kw_a``), its body starting
+        with the packing ``ts = (ts_0, ts_1)``, ``kw = {'a': kw_a}``; made once per call shape."""
+        key = (local, extra, tuple(keywords))
+        spec = self.specs.get(key)
+        if spec is not None:
+            return spec
+        vararg, kwarg = local.star
+        node = local.node
+        at = lambda n: gast.copy_location(n, node)  # noqa: E731
+        stars = [self.fresh(f"{vararg}_{i}") for i in range(extra)]
+        kws = [self.fresh(f"{kwarg}_{k}") for k in keywords]
+        pack = []
+        if vararg is not None:
+            elts = [at(name(v)) for v in stars]
+            pack.append(
+                at(
+                    gast.Assign(
+                        targets=[at(name(vararg, gast.Store()))],
+                        value=at(gast.Tuple(elts=elts, ctx=gast.Load())),
+                        type_comment=None,
+                    )
+                )
+            )
+        if kwarg is not None:
+            d = gast.Dict(
+                keys=[at(gast.Constant(value=k, kind=None)) for k in keywords], values=[at(name(v)) for v in kws]
+            )
+            pack.append(at(gast.Assign(targets=[at(name(kwarg, gast.Store()))], value=at(d), type_comment=None)))
+        body = (
+            node.body
+            if isinstance(node, gast.FunctionDef)
+            else [gast.copy_location(gast.Return(value=node.body), node.body)]
+        )
+        args = copy_tree(node.args)
+        positional = len(args.posonlyargs + args.args)
+        param = lambda v: at(gast.Name(id=v, ctx=gast.Param(), annotation=None, type_comment=None))  # noqa: E731
+        args.args = args.args + [param(v) for v in stars]
+        args.kwonlyargs = args.kwonlyargs + [param(v) for v in kws]
+        args.kw_defaults = args.kw_defaults + [None] * len(kws)
+        args.vararg = args.kwarg = None
+        new = gast.FunctionDef(
+            name=local.code,
+            args=args,
+            body=pack + body,
+            decorator_list=[],
+            returns=None,
+            type_comment=None,
+            type_params=[],
+        )
+        gast.copy_location(new, node)
+        params = local.params[:positional] + stars + local.params[positional:] + kws
+        code = self.fresh(f"{local.code}_{extra}" + "".join(f"_{k}" for k in keywords))
+        spec = Local(local.label, new, code, params, positional + extra, dict(local.defaults), list(local.free))
+        spec.needs, spec.fn_defaults = list(local.needs), dict(local.fn_defaults)
+        self.cells[code] = types.CellType()
+        self.specs[key] = spec
+        self.build(spec, self.top)
+        return spec
 
     def note_defaults(self, local: Local, scope):
         """A default that is not a constant is evaluated where the def runs, into a local of the scope."""
@@ -180,7 +244,14 @@ class _Lifter:
         pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
         local.default_nodes = {}
         for a, d in pairs:
-            if isinstance(d, gast.Constant):
+            fn = scope.aliases.get(d.id) if isinstance(d, gast.Name) else None
+            body = local.node.body if isinstance(local.node.body, list) else [local.node.body]
+            inside = {n.id for b in body for n in walk(b) if isinstance(n, gast.Name)}
+            if fn is not None and isinstance(fn.target, Local) and d.id not in inside | _params(local.node):
+                local.fn_defaults[a.id] = fn.target  # ``act=h``: calls leaving it out call h
+                if d.id not in local.free:
+                    local.free.append(d.id)
+            elif isinstance(d, gast.Constant):
                 local.defaults[a.id] = d
             else:
                 slot = self.fresh(f"{local.code}_{a.id}")
@@ -239,16 +310,28 @@ class _Lifter:
             ref = scope.aliases.get(n)
             if ref is not None:
                 aliases[n] = Ref(ref.target, ref.code, {k: slotmap[v] for k, v in ref.slots.items()})
+        extra = {}
+        for p, target in local.bound.items():  # a specialization: its function parameters call their targets
+            if isinstance(target, Local):
+                code = target.code if target.code not in inner_names else self.fresh(target.code)
+                extra[code] = self.cells[target.code]
+                aliases[p] = Ref(target, code, {s: slotmap[s] for s in _slots(target)})
+            else:
+                label = getattr(target, "__name__", "fn")
+                code = self.fresh(label if label.isidentifier() and label not in inner_names else "fn")
+                extra[code] = types.CellType(target)
+                aliases[p] = Ref(target, code, {})
         own = _params(local.node) | {
             x.id for x in _shallow(local.node) if isinstance(x, gast.Name) and not isinstance(x.ctx, gast.Load)
         }
+        own -= set(local.bound)
         inner = _Scope(self, own | set(slotmap.values()), aliases, self.fn, self.ns.lookup, lifting=False)
         body = inner.block(body, None)
         tree = gast.FunctionDef(
             name=local.code, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
         )
         gast.copy_location(tree, local.node)
-        local.fn = self.declare(tree, self.fn, {}, local.label, self.loc)
+        local.fn = self.declare(tree, self.fn, extra, local.label, self.loc)
         if scope.lifting:
             self.lifted[local.code] = local.fn
 
@@ -265,6 +348,29 @@ class _Lifter:
         for made in self.made:
             made.cell.cell_contents = made.fn
         self.lifted = {k: (v.fn if isinstance(v, _Made) else v) for k, v in self.lifted.items()}
+
+    def specialize_local(self, local: Local, bound: dict) -> Local:
+        """``local`` without the parameters in ``bound`` (param -> Local or module-level function), each
+        call of them a call of its target; made once per (local, targets), defined in f's scope."""
+        key = (local, tuple((p, t if isinstance(t, Local) else id(t)) for p, t in bound.items()))
+        spec = self.specs.get(key)
+        if spec is not None:
+            return spec
+        self.keep.append(bound)
+        positional = [p for p in local.params[: local.positional] if p not in bound]
+        params = positional + [p for p in local.params[local.positional :] if p not in bound]
+        label = "_".join(t.code if isinstance(t, Local) else getattr(t, "__name__", "fn") for t in bound.values())
+        code = self.fresh(f"{local.code}_{label}" if label.isidentifier() else local.code)
+        defaults = {k: v for k, v in local.defaults.items() if k not in bound}
+        spec = Local(local.label, local.node, code, params, len(positional), defaults, list(local.free))
+        spec.needs = list(local.needs)
+        for t in bound.values():
+            spec.needs += [s for s in _slots(t) if s not in spec.needs]
+        spec.bound = dict(bound)
+        self.cells[code] = types.CellType()
+        self.specs[key] = spec
+        self.build(spec, self.top)
+        return spec
 
     # ---- clones of helpers called with functions ------------------------------------------------
     def clone(self, helper, bound: dict, where, label: str):
@@ -482,6 +588,9 @@ class _Scope:
         func = node.func
         if isinstance(func, gast.Name) and func.id in self.aliases:
             self.check_defined(func.id, node, defined)
+            spec = self.specialize_local_call(self.aliases[func.id], node, defined, depth)
+            if spec is not None:
+                return spec
             self.arguments(node, defined, depth)
             return self.call_ref(self.aliases[func.id], node)
         if isinstance(func, gast.Lambda) and self.lifting:
@@ -494,6 +603,52 @@ class _Scope:
         node.func = self.expr(func, defined, depth)
         self.arguments(node, defined, depth)
         return node
+
+    def specialize_local_call(self, ref: Ref, node, defined, depth):
+        """``apply(np.sin, x)``, ``apply(h, x)``, ``g(x)`` with ``def g(v, act=h)``: a call of a local function
+        given functions for parameters it only calls is a call of its specialization without them."""
+        target = ref.target
+        if not isinstance(target, Local) or target.bound:
+            return None
+        if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return None
+        given = dict(zip(target.params[: target.positional], node.args))
+        given.update((k.arg, k.value) for k in node.keywords if k.arg in target.params and k.arg not in given)
+        if len(given) != len(node.args) + len(node.keywords):
+            return None  # (call_ref says what is wrong)
+        bound, refs = {}, {}
+        for p, a in given.items():
+            r = self.function_argument(a, defined, lambda p=p: _only_called_in(target.node, p))
+            if r is not None:
+                bound[p], refs[p] = r.target, r
+        for p, h in target.fn_defaults.items():
+            if p not in given:
+                bound[p], refs[p] = h, Ref(h, h.code, {s: ref.slots[s] for s in _slots(h)})
+        if not bound:
+            return None
+        spec = self.lifter.specialize_local(target, {p: bound[p] for p in target.params if p in bound})
+        slots = dict(ref.slots)
+        for r in refs.values():
+            slots.update(r.slots)
+        keywords = [gast.keyword(arg=p, value=self.expr(a, defined, depth)) for p, a in given.items() if p not in bound]
+        call = gast.copy_location(gast.Call(func=node.func, args=[], keywords=keywords), node)
+        return self.call_ref(Ref(spec, spec.code, slots), call)
+
+    def function_argument(self, a, defined, only_called):
+        """The :class:`Ref` a call argument gives a function parameter: a local function, a lambda (lifted
+        here), or a module-level function (when the parameter is only called); None for a value."""
+        if isinstance(a, gast.Name) and isinstance(a.ctx, gast.Load) and a.id in self.aliases:
+            self.check_defined(a.id, a, defined)
+            return self.aliases[a.id]
+        if isinstance(a, gast.Lambda) and self.lifting and only_called():
+            local = self.anonymous(a)
+            return Ref(local, local.code, {s: s for s in _slots(local)})
+        path = dotted(a) if isinstance(a, (gast.Name, gast.Attribute)) else None
+        if path and path.split(".")[0] not in self.values and path.split(".")[0] not in self.aliases:
+            obj = self.lookup(a)
+            if obj is not MISSING and callable(obj) and not isinstance(obj, type) and only_called():
+                return Ref(obj, getattr(obj, "__name__", "fn"), {})
+        return None
 
     def arguments(self, node, defined, depth):
         node.args = [self.expr(a, defined, depth) for a in node.args]
@@ -542,6 +697,16 @@ class _Scope:
         if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             raise self.error(node, "*args or **kwargs in a call of a local function is not supported")
         target = ref.target
+        if isinstance(target, Local) and target.star != (None, None):  # one specialization per call shape
+            vararg, kwarg = target.star
+            extra = node.args[target.positional :]
+            named = [k for k in node.keywords if k.arg not in target.params]
+            if (not extra or vararg is not None) and (not named or kwarg is not None):
+                spec = self.lifter.star_local(target, len(extra), [k.arg for k in named])
+                renamed = dict(zip([k.arg for k in named], spec.params[len(spec.params) - len(named) :]))
+                for k in named:
+                    k.arg = renamed[k.arg]
+                return self.call_ref(Ref(spec, spec.code, ref.slots), node)
         func = gast.copy_location(name(ref.code), node.func)
         if not isinstance(target, Local):
             return gast.copy_location(gast.Call(func=func, args=node.args, keywords=node.keywords), node)
@@ -666,7 +831,19 @@ def _only_called(helper, index, keyword) -> bool:
         tree = parse_function(helper).tree
     except Exception:  # noqa: BLE001 -- not readable: not specialized
         return False
+    return _only_called_in(tree, p)
+
+
+def _only_called_in(tree, p) -> bool:
+    """Whether the parameter ``p`` of the function (or lambda) ``tree`` is only called in its body, or
+    passed on to a function called by name (``inner(fn, v)``, specialized in turn)."""
     calls = {id(n.func) for n in walk(tree) if isinstance(n, gast.Call)}
+    calls |= {
+        id(a)
+        for n in walk(tree)
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
+        for a in n.args + [k.value for k in n.keywords]
+    }
     uses = [n for n in walk(tree) if isinstance(n, gast.Name) and n.id == p and not isinstance(n.ctx, gast.Param)]
     return bool(uses) and all(isinstance(n.ctx, gast.Load) and id(n) in calls for n in uses)
 

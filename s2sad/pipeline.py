@@ -277,6 +277,35 @@ class _Session:
                 self.gen.functions.append(quiet)
         return self.requested[key]
 
+    def quiet_generated(self, fname: str, trees: dict) -> str | None:
+        """The name of a copy of the generated function ``fname`` (``trees``: name -> tree) without output
+        calls, calling the quiet copies of the generated and user functions it calls that print; None when
+        it prints nothing.  A Jacobian's wrapper calls it for every column after the first."""
+        key = ("quiet_generated", fname)
+        if key in self.requested:
+            return self.requested[key]
+        tree = trees.get(fname)
+        origin, ns = self.gen.origins.get(fname, (None, None))
+        if tree is None or ns is None:
+            return None
+        qname = self.unique(f"quiet_{fname}")
+        self.requested[key] = qname  # (a recursive call calls the copy)
+        copy = quiet_copy(tree, ns, qname, self.quiet_name)
+        changed = bool(output_calls(tree, ns)) or any(self.noisy(obj) for _, obj in called_functions(tree, ns))
+        for call in (n for n in walk(copy) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)):
+            if call.func.id in trees:
+                quiet = self.quiet_generated(call.func.id, trees)
+                if quiet is not None and quiet != call.func.id:
+                    call.func.id = quiet
+                    changed = True
+        if not changed:
+            self.requested[key] = None
+            return None
+        copy.origin_file = getattr(tree, "origin_file", None)
+        self.gen.origins[qname] = (origin, ns)
+        self.gen.functions.append(copy)
+        return qname
+
 
 def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = False, signature_of=None) -> Generated:
     """Jacobians, Hessians and Hessian-vector products: generated JVPs/VJPs plus a small wrapper.
@@ -295,26 +324,30 @@ def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = Fal
     functions = []
     primal = base_name(fn) if base_name(fn) == fn.__name__ else f"{base_name(fn)}_"  # ``lambda`` is a keyword
 
-    def forward_jacobian(name):
+    def quiet(deriv):  # f prints once: the other columns (rows) call a copy without output
+        return session.quiet_generated(deriv.name, {f.name: f for f in session.gen.functions + functions})
+
+    def forward_jacobian(name, all_quiet=False):
         jvp_name = session.unique(f"jvp_{base_name(fn)}")
         deriv, tangents = session.forward(fn, tuple(wrt), jvp_name)
         functions.append(deriv)
-        return wrappers.jacobian_forward(name, jvp_name, sig, wrt, tangents, as_tuple)
+        return wrappers.jacobian_forward(name, jvp_name, sig, wrt, tangents, as_tuple, quiet(deriv), all_quiet)
 
-    def reverse_jacobian(name):
+    def reverse_jacobian(name, all_quiet=False):
         vjp_name = session.unique(f"vjp_{base_name(fn)}")
         deriv, seed = session.reverse(fn, tuple(wrt), "vjp", vjp_name, as_tuple=as_tuple)
         functions.append(deriv)
         session.gen.namespace[primal] = fn
-        return wrappers.jacobian_reverse(name, primal, vjp_name, sig, wrt, as_tuple, seed)
+        first = (session.quiet_name(fn) if all_quiet else None) or primal
+        return wrappers.jacobian_reverse(name, first, quiet(deriv) or vjp_name, sig, wrt, as_tuple, seed)
 
     if kind == "jacobian_forward":
         wrapper = [forward_jacobian(fname)]
     elif kind == "jacobian_reverse":
         wrapper = [reverse_jacobian(fname)]
-    elif kind == "jacobian":
-        fwd = forward_jacobian(session.unique(f"{fname}_forward"))
-        rev = reverse_jacobian(session.unique(f"{fname}_reverse"))
+    elif kind == "jacobian":  # (the wrapper runs f once to choose, then the quiet one chosen)
+        fwd = forward_jacobian(session.unique(f"{fname}_forward"), all_quiet=True)
+        rev = reverse_jacobian(session.unique(f"{fname}_reverse"), all_quiet=True)
         wrapper = [wrappers.jacobian_auto(fname, primal, fwd.name, rev.name, sig, wrt), fwd, rev]
     elif kind == "hessian":
         wrapper = [forward_jacobian(fname)]

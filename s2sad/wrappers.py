@@ -45,23 +45,32 @@ def _free(base: str, signature: gast.arguments, functions=()) -> str:
     return base
 
 
-def jacobian_forward(fname, jvp, sig, wrt, tangents, many):
+def jacobian_forward(fname, jvp, sig, wrt, tangents, many, quiet=None, all_quiet=False):
     """One JVP per number of each ``wrt`` argument: the Jacobian column by column (containers give
-    the nested layout of ``jacobian_of_columns``)."""
+    the nested layout of ``jacobian_of_columns``).  With ``quiet`` (the JVP without f's output calls),
+    the first JVP prints what f prints and the others call ``quiet`` (all of them: ``all_quiet``)."""
     args = _call_args(sig)
-    cols, e, out, dout = (_free(n, sig, (fname, jvp)) for n in ("columns", "e", "out", "dout"))
+    names = (fname, jvp, quiet or jvp)
+    cols, e, out, dout = (_free(n, sig, names) for n in ("columns", "e", "out", "dout"))
     lines = [f"def {fname}(ARGS):"]
     results = []
-    for w, t in zip(wrt, tangents):
+    for k, (w, t) in enumerate(zip(wrt, tangents)):
         others = "".join(f", {o}=zeros_like({v})" for v, o in zip(wrt, tangents) if o != t)
-        jw = _free(f"j{w}", sig, (fname, jvp))
+        jw = _free(f"j{w}", sig, names)
+        first = jvp if quiet is None or (k == 0 and not all_quiet) else quiet  # the first JVP of all
+        column = f"{out}, {dout} = {{}}({args}, {t}={e}{others})"
+        if first == (quiet or jvp):
+            loop = [f"        {column.format(first)}"]
+        else:  # (the first column prints: f runs once)
+            loop = [f"        if {cols}:", f"            {column.format(quiet)}", "        else:"]
+            loop += [f"            {column.format(first)}"]
         lines += [
             f"    {cols} = []",
             f"    for {e} in unit_tangents({w}):",
-            f"        {out}, {dout} = {jvp}({args}, {t}={e}{others})",
+            *loop,
             f"        {cols}.append({dout})",
             f"    if not {cols}:",  # an empty argument: no column, one JVP for the output's shape
-            f"        {out}, {dout} = {jvp}({args}, {t}=zeros_like({w}){others})",
+            f"        {out}, {dout} = {first}({args}, {t}=zeros_like({w}){others})",
             f"    {jw} = jacobian_of_columns({cols}, {out}, {w})",
         ]
         results.append(jw)
@@ -71,7 +80,8 @@ def jacobian_forward(fname, jvp, sig, wrt, tangents, many):
 
 def jacobian_reverse(fname, primal, vjp, sig, wrt, many, seed):
     """One VJP per number of the output: the Jacobian row by row (the seed ``seed`` passed by name:
-    it follows defaulted parameters, which the wrapper passes by name too)."""
+    it follows defaulted parameters, which the wrapper passes by name too).  ``primal`` prints what f
+    prints; ``vjp`` should be a copy of the VJP without output calls."""
     args = _call_args(sig)
     rows, e, out = (_free(n, sig, (fname, primal, vjp)) for n in ("rows", "e", "out"))
     lines = [
