@@ -124,6 +124,7 @@ class _ANF:
         self.value_live = value_liveness(tree, self.global_callee)  # None: every live name's value counts
         self.known_ints: set[str] = set()  # names holding ints: range loop indices
         self.typed: dict[str, str] = {}  # name -> path of the typed object it is given (t = model.layer)
+        self.typed_count: dict[str, int] = {}  # how many assignments give it that path (-1: another)
         self.written_params: set[str] = set()  # parameters whose data f writes into (copied on entry)
         self.writable: set[str] = set()  # names written in place whose aliases are all kept up to date
         self.checkpoints: dict = {}  # checkpointed loops (the For statements written) -> every
@@ -162,7 +163,9 @@ class _ANF:
             value = stmt.value
             path = self.typed_path(value)
             if path is not None:  # t = model.layer: t's class is known where model's is (star.Typing)
-                self.typed[stmt.targets[0].id] = path
+                t = stmt.targets[0].id
+                same = self.typed.setdefault(t, path) == path  # (bound again to the same: recomputed)
+                self.typed_count[t] = self.typed_count.get(t, 0) + 1 if same else -1
             is_dict = (
                 isinstance(value, gast.Dict)
                 or isinstance(value, gast.Name)
@@ -315,6 +318,12 @@ class _ANF:
         if isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name):
             path = self.typed_path(value.value)
             return None if path is None else f"{path}.{value.attr}"
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):  # model.layers[0]
+            path = self.typed_path(value.value)
+            index = value.slice
+            if isinstance(index, gast.Constant) and type(index.value) is int:
+                return None if path is None else f"{path}[{index.value}]"
+            return None if path is None or not isinstance(index, gast.Name) else f"{path}[*]"
         return None
 
     # ---- expressions -----------------------------------------------------------------------
@@ -476,11 +485,19 @@ class _ANF:
                 )
         root = dotted(func)
         is_method = isinstance(func, gast.Attribute) and not (root and root.split(".")[0] not in self.ns.locals)
+        if is_method and self.stored_callable(func) is not None:  # model.layer(x): t = model.layer; t(x)
+            func = self.atom(func)
+            is_method, root = False, func.id
+        bound = None
+        if not is_method and isinstance(func, gast.Name) and func.id in self.ns.locals | set(self.typed):
+            bound = self.bound_method(self.load(func) if func.id in self.env else func, node)
+            if bound is not None:  # t(x) of a bound method o.go: s = t.__self__; s.go(x)
+                func, is_method = bound, True
         if is_method:
-            receiver = self.atom(func.value)
+            receiver = func.value if bound is not None else self.atom(func.value)
             args = [self.atom(a) for a in node.args]
             kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
-            if func.attr in _METHODS:
+            if func.attr in _METHODS and not self.user_method(receiver, func.attr):
                 fname, packs = _METHODS[func.attr]
                 if packs:
                     if len(args) == 1 and not kws:
@@ -505,6 +522,69 @@ class _ANF:
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
         self.check_callee_writes(obj, node, args, kws)
         return gast.Call(func=self.rename_loads(func), args=args, keywords=kws)
+
+    def unrolled(self, node) -> bool:
+        """``for layer in model.layers`` over a list or tuple of objects of different classes (:mod:`star`):
+        written out, ``layer = model.layers[0]``, then the body, and so on, so each call is typed."""
+        from .star import typed_object
+
+        path = self.typed_path(node.iter)
+        types = self.ns.fn.__s2sad_types__ if path is not None else None
+        seq = None if types is None else typed_object(self.ns.fn, path)
+        if not isinstance(seq, (list, tuple)) or typed_object(self.ns.fn, f"{path}[*]") is not None or not seq:
+            return False  # (one class: one loop body serves every item)
+        if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in walk(node)) or len(seq) > 64:
+            return False
+        types.length(path)
+        for k in range(len(seq)):
+            item = gast.Subscript(value=_copy(node.iter), slice=const(k), ctx=gast.Load())
+            first = gast.copy_location(gast.Assign(targets=[_copy(node.target)], value=item, type_comment=None), node)
+            self.stmts([first, *(_copy(s) for s in node.body)])
+        return True
+
+    def stored_callable(self, func):
+        """For ``p.attr`` with ``p`` of a known class (:mod:`star`) whose ``attr`` is an object stored
+        on it (a callable instance, a function, a bound method), not its class's method: that object."""
+        from .star import typed_object
+
+        path = self.typed_path(func)
+        if path is None:
+            return None
+        owner = typed_object(self.ns.fn, path.rsplit(".", 1)[0])
+        if owner is None or any(func.attr in c.__dict__ for c in type(owner).__mro__):
+            return None
+        return typed_object(self.ns.fn, path)
+
+    def bound_method(self, func, node):
+        """For ``t(...)`` with ``t`` a bound method of user code (``model.layer = other.go``), typed: the
+        function expression ``s.go`` with ``s = t.__self__`` emitted, whose class's ``go`` it calls."""
+        import types
+
+        from .star import method_of, typed_object
+
+        path = self.typed_path(func)
+        obj = None if path is None else typed_object(self.ns.fn, path)
+        if not isinstance(obj, types.MethodType) or isinstance(obj.__self__, type):
+            return None
+        found = method_of(type(obj.__self__), obj.__func__.__name__)
+        if found is None or found[0] is not obj.__func__:
+            return None
+        self.ns.fn.__s2sad_types__.get(path)  # (recorded: valid for this method only)
+        owner = self.names.temp()
+        self.emit(assign(owner, gast.Attribute(value=func, attr="__self__", ctx=gast.Load())), node)
+        return gast.Attribute(value=name(owner), attr=obj.__func__.__name__, ctx=gast.Load())
+
+    def user_method(self, receiver, attr) -> bool:
+        """Whether ``receiver.attr(...)`` calls a method of a user class (``model.sum(x)``), not
+        ndarray's, which ``_METHODS`` spells as a NumPy call."""
+        from .star import method_of, typed_object
+
+        path = self.typed_path(receiver) if isinstance(receiver, gast.Name) else None
+        obj = None if path is None else typed_object(self.ns.fn, path)
+        if obj is None:
+            return False
+        self.ns.fn.__s2sad_types__.get(path)  # (recorded: an ndarray there now is spelled np.sum)
+        return method_of(type(obj), attr) is not None
 
     def check_callee_writes(self, obj, node, args, kws):
         """Refuse a call of a user function that changes an argument in place (``b += v`` on its
@@ -867,6 +947,8 @@ class _ANF:
         if node.orelse:
             raise self.error(node, "for ... else is not supported; use a flag variable set before break")
         it, target = node.iter, node.target
+        if self.unrolled(node):
+            return
         call = dotted(it.func) if isinstance(it, gast.Call) else None
         builtin = self.ns.lookup(it.func) if call else None
         if isinstance(it, gast.GeneratorExp) or call and inspect.isgeneratorfunction(builtin):
@@ -1296,7 +1378,7 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
     for n in walk(gast.Module(body=out, type_ignores=[])):
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
             bindings[n.id] = bindings.get(n.id, 0) + 1
-    ns.typed = {t: p for t, p in pass_.typed.items() if bindings.get(t) == 1}
+    ns.typed = {t: p for t, p in pass_.typed.items() if bindings.get(t) == pass_.typed_count[t]}
     ns.loc = loc
     if not out or jumps(out) != "always":
         raise loc.error(tree, f"function '{tree.name}' must return a value on every path to be differentiated")

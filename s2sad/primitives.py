@@ -18,7 +18,7 @@ import numpy as np
 from .resolve import MISSING, Namespace, dotted
 from .rules import lookup
 from .rules.registry import Rule
-from .star import at_call, method_of, typed_arguments, typed_path
+from .star import at_call, method_of, static_of, typed_arguments, typed_path
 
 _BINOPS = {
     gast.Add: operator.add,
@@ -161,12 +161,21 @@ def _call(call, stmt, ns: Namespace) -> Op:
     obj = ns.lookup(call.func)
     method = _typed_method(call.func, ns, stmt)
     if method is not None:  # ``self.predict(w)`` where the class of ``self`` is known: its function
-        fn, checks = method
+        fn, checks, receiver = method
         ns.methods.extend(checks)
-        fn, keywords = at_call(
-            fn, [call.func.value, *args], keywords, typed_arguments(fn, [call.func.value, *args], keywords, ns)
-        )
-        return Op(CALL, stmt, fn=fn, args=[call.func.value, *args], keywords=keywords, what=f"{path}()")
+        args = [receiver, *args] if receiver is not None else args  # (none for a staticmethod)
+        fn, keywords = at_call(fn, args, keywords, typed_arguments(fn, args, keywords, ns))
+        return Op(CALL, stmt, fn=fn, args=args, keywords=keywords, what=f"{path}()")
+    if isinstance(call.func, gast.Name) and call.func.id in getattr(ns, "typed", {}):
+        path = ns.typed[call.func.id]  # (messages name model.layer, not ANF's temporary)
+    called = _typed_callable(call.func, ns)
+    if called is not None and called[1] is _RULE:  # model.act = np.tanh
+        return _with_rule(called[0], stmt, args, keywords, f"{path}()")
+    if called is not None:  # fn(v), t(x) of an object of a known kind: a user function, a callable instance
+        fn, receiver = called
+        args = [receiver, *args] if receiver is not None else args
+        fn, keywords = at_call(fn, args, keywords, typed_arguments(fn, args, keywords, ns))
+        return Op(CALL, stmt, fn=fn, args=args, keywords=keywords, what=f"{path}()")
     if obj is MISSING:
         if isinstance(call.func, gast.Attribute):
             what = f"method .{call.func.attr}()"
@@ -209,7 +218,45 @@ def _typed_method(func, ns, stmt):
     found = None if cls is None else method_of(cls, func.attr)
     if found is not None:
         types.method(path, func.attr, ns.loc.of(stmt) if getattr(ns, "loc", None) else "?")
-    return found
+        return (*found, func.value)
+    static = None if cls is None else static_of(cls, func.attr)
+    if static is None:
+        return None
+    types.method(path, func.attr, ns.loc.of(stmt) if getattr(ns, "loc", None) else "?")
+    fn, checks, takes_class = static
+    if not takes_class:
+        return fn, checks, None
+    owner = f"_s2sad_class_{cls.__name__}"  # cls of a classmethod: the class, a constant of the module
+    while ns.scope.get(owner, cls) is not cls:
+        owner += "_"
+    ns.scope[owner] = ns.lifted[owner] = cls  # (lifted: put into the generated module)
+    return fn, checks, gast.Name(id=owner, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _typed_callable(func, ns):
+    """For ``t(...)`` where ``t`` holds an object of a known kind (:mod:`star`): a user function (itself,
+    no receiver), a primitive with a rule (``model.act = np.tanh``: itself, ``_RULE``), or an instance
+    whose class has a user ``__call__`` (with ``t`` as its receiver); else None."""
+    if not isinstance(func, gast.Name):
+        return None
+    path = typed_path(func.id, ns)
+    typing = ns.fn.__s2sad_types__ if path is not None else None
+    cls = None if typing is None else typing.get(path)
+    if cls is None:
+        return None
+    obj = typing.obj(path)
+    if is_user_function(obj):
+        return obj, None
+    if isinstance(obj, (types.BuiltinFunctionType, np.ufunc)) and lookup(obj) is not None:
+        return obj, _RULE
+    found = method_of(cls, "__call__")
+    if found is None:
+        return None
+    ns.methods.extend(found[1])
+    return found[0], func
+
+
+_RULE = object()  # (what _typed_callable says of a primitive with a rule)
 
 
 def is_tape(call, obj) -> bool:

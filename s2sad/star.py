@@ -17,6 +17,7 @@ known length (``helper(*args)``) or to a dict display of string keys never chang
 from __future__ import annotations
 
 import inspect
+import re
 import types
 
 import gast
@@ -163,16 +164,35 @@ def receivers(fn) -> tuple[str, ...]:
 def _receivers(fn) -> tuple[str, ...]:
     from .parse import parse_function
     from .primitives import is_user_function
-    from .resolve import dotted
 
     tree = parse_function(fn).tree
     params = [a.id for a in list(getattr(tree.args, "posonlyargs", None) or []) + tree.args.args + tree.args.kwonlyargs]
     stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
 
-    def root(node):
-        path = dotted(node)
-        first = path.split(".")[0] if path else None
-        return first if first in params and first not in stored else None
+    reached = {}  # a local name bound once to an item or attribute of a parameter (for layer in model.layers)
+    counts = _stores(tree)
+    for n in gast.walk(tree):
+        target, value = (n.target, n.iter) if isinstance(n, gast.For) else (None, None)
+        if isinstance(n, gast.Assign) and len(n.targets) == 1:
+            target, value = n.targets[0], n.value
+        if isinstance(target, gast.Name) and counts.get(target.id) == 1 and target.id not in params:
+            reached[target.id] = value
+
+    def root(node, depth=0):
+        while isinstance(node, (gast.Attribute, gast.Subscript)):
+            node = node.value
+        if not isinstance(node, gast.Name) or depth > 8:
+            return None
+        if node.id in reached:
+            return root(reached[node.id], depth + 1)
+        return node.id if node.id in params and node.id not in stored else None
+
+    def as_object(p):  # read only as an object (p.sum(v), p.w): a user object, not an array (x.sum())
+        return all(
+            isinstance(parent, gast.Attribute)
+            for parent, child in _parents(tree)
+            if isinstance(child, gast.Name) and child.id == p and isinstance(child.ctx, gast.Load)
+        )
 
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     out = set()
@@ -180,8 +200,15 @@ def _receivers(fn) -> tuple[str, ...]:
         if not isinstance(call, gast.Call):
             continue
         if isinstance(call.func, gast.Attribute) and root(call.func.value):
-            if call.func.attr not in _BUILTIN_METHODS:  # not x.reshape(...), lst.append(...)
-                out.add(root(call.func.value))  # model.loss(x), self.layer.forward(x)
+            if call.func.attr not in _BUILTIN_METHODS or (
+                isinstance(call.func.value, gast.Name)
+                and as_object(call.func.value.id)
+                and any(not isinstance(a, gast.Constant) for a in call.args)
+            ):  # not x.reshape(2, 2), lst.append(v); but model.sum(x) of a name never used as a value
+                out.add(root(call.func.value))  # model.loss(x), self.layer.forward(x), model.layers[0].f(x)
+            continue
+        if isinstance(call.func, (gast.Name, gast.Subscript)) and root(call.func):
+            out.add(root(call.func))  # fn(v) of a parameter fn, layer(x) for layer in model.layers
             continue
         callee, args = _callee(call.func, cells, fn.__globals__, params, stored), list(call.args)
         if isinstance(callee, types.MethodType):  # m.loss(x, model) of a global object
@@ -195,8 +222,29 @@ def _receivers(fn) -> tuple[str, ...]:
             bound = inspect.signature(callee).bind(*args, **{k.arg: k.value for k in call.keywords if k.arg})
         except TypeError:
             continue
-        out |= {root(a) for p, a in bound.arguments.items() if p in wanted and isinstance(a, gast.AST) and root(a)}
-    return tuple(p for p in params if p in out)
+        for p, a in bound.arguments.items():
+            if p in wanted and isinstance(a, gast.AST) and root(a):
+                out.add(root(a))
+            elif p in wanted and isinstance(a, gast.Name) and a.id not in stored and _is_object(fn.__globals__, a.id):
+                out.add(a.id)  # helper(x, M) of a global object M: read at each call, as a parameter is
+    return tuple(p for p in params if p in out) + tuple(sorted(out - set(params)))
+
+
+def _is_object(globals_, name) -> bool:
+    """Whether the global ``name`` holds an instance of a user class."""
+    obj = globals_.get(name)
+    module = (getattr(type(obj), "__module__", "") or "").split(".")[0]
+    return (
+        obj is not None
+        and not isinstance(obj, (type, types.ModuleType, types.FunctionType, types.MethodType))
+        and module not in ("builtins", "numpy", "s2sad", "math", "scipy", "functools", "typing", "collections")
+    )
+
+
+def _parents(tree):
+    for parent in gast.walk(tree):
+        for child in gast.iter_child_nodes(parent):
+            yield parent, child
 
 
 _TYPES = (np.ndarray, np.generic, list, dict, tuple, str, float, complex)
@@ -232,9 +280,10 @@ def _callee(func, cells, globals_, params, stored):
 
 class Typing:
     """The classes of the objects of one call that generation may ask about: a parameter (``model``) or a
-    chain of instance attributes of one (``model.layer``), found from that call's ``objects``.  Every
-    answer is recorded in ``guards`` (path -> class, paths in the dispatcher's parameter names) and
-    every method called on such an object in ``called`` (path, method, file:line:col), which the
+    path of instance attributes and items from one (``model.layer``, ``model.layers[0]``, every item
+    ``model.layers[*]``, a bound method's ``t.__self__``), found from that call's ``objects``.  Every
+    answer is recorded in ``guards`` (path -> :func:`kind_of`, paths in the dispatcher's parameter names)
+    and every method called on such an object in ``called`` (path, method, file:line:col), which the
     dispatcher checks on later calls.  ``view`` gives a called function's parameters the paths of its
     arguments (``helper(x, model.layer)``); ``without`` forgets what ``f`` rebinds."""
 
@@ -260,30 +309,43 @@ class Typing:
         return "{" + ", ".join(f"{p}: {type(o).__qualname__}" for p, o in self.objects.items()) + "}"
 
     def obj(self, path: str):
-        """The object at ``path`` in the call generation follows (instance attributes only: reading
-        one runs no code), or ``_NONE``."""
-        first, *attrs = path.split(".")
-        if self.stopped.intersection(attrs):
+        """The object at ``path`` in the call generation follows (instance attributes and items only:
+        a property runs its getter), or ``_NONE``; for every item (``[*]``), the first, when all have
+        one :func:`kind_of`."""
+        if self.stopped.intersection(_steps(path)[1]):
             return _NONE
-        return _follow(self.objects, path)
+        found = _follow(self.objects, path)
+        if not found or any(kind_of(o) != kind_of(found[0]) for o in found[1:]):
+            return _NONE
+        return found[0]
 
     def get(self, path: str, default=None):
-        """The class of the object at ``path`` (recorded: the derivative is valid for that class only)."""
+        """The class of the object at ``path`` (recorded: the derivative is valid for objects of that
+        :func:`kind_of` only: that class, or that very function)."""
         obj = self.obj(path)
         if obj is _NONE:
             return default
-        self.shared[0][self._full(path)] = type(obj)
+        self.shared[0][self._full(path)] = kind_of(obj)
         return type(obj)
 
+    def length(self, path: str) -> int | None:
+        """The length of the list or tuple at ``path`` (recorded: the derivative is for that length)."""
+        found = _follow(self.objects, path)
+        if len(found) != 1 or not isinstance(found[0], (list, tuple)):
+            return None
+        self.shared[0][self._full(path) + "#len"] = ("len", len(found[0]))
+        return len(found[0])
+
     def _full(self, path):
-        first, *attrs = path.split(".")
-        return ".".join([self.names[first], *attrs])
+        first = _steps(path)[0]
+        return self.names[first] + path[len(first) :]
 
     def method(self, path: str, attr: str, where: str) -> None:
         """``obj.attr(...)`` is differentiated as the class's method: refused if the object hides it."""
         self.shared[1][(self._full(path), attr)] = where
-        if attr in (getattr(self.obj(path), "__dict__", None) or ()):
-            raise hidden_error(where, path, attr, type(self.obj(path)))
+        for obj in _follow(self.objects, path):
+            if attr in (getattr(obj, "__dict__", None) or ()):
+                raise hidden_error(where, path, attr, type(obj))
 
     def view(self, mapping: dict) -> Typing:
         """A called function's: its parameter -> the path (here) of the argument it is given."""
@@ -299,27 +361,83 @@ class Typing:
 _NONE = object()
 
 
-def _follow(objects: dict, path: str):
-    """The object at ``path`` (``model.layer``) from the call's ``objects``, or ``_NONE``."""
-    first, *attrs = path.split(".")
-    obj = objects.get(first, _NONE)
-    for a in attrs:
-        if obj is _NONE:
-            break
-        obj = _instance_attribute(obj, a)
-    return obj
+def kind_of(obj):
+    """What a derivative made for ``obj`` depends on: its class; a user function itself; a bound
+    method's function (its object is followed as ``__self__``)."""
+    if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
+        return ("function", obj)
+    if isinstance(obj, types.MethodType):
+        return ("method", obj.__func__)
+    return type(obj)
+
+
+_STEP = re.compile(r"\.(\w+)|\[(\*|-?\d+)\]")
+
+
+def _steps(path: str):
+    """``model.layers[0].w`` -> ("model", ["layers", 0, "w"]); ``[*]`` is "*" (every item)."""
+    first = re.match(r"\w+", path).group()
+    steps = []
+    for attr, item in _STEP.findall(path[len(first) :]):
+        steps.append(attr if attr else item if item == "*" else int(item))
+    return first, steps
+
+
+def _follow(objects: dict, path: str) -> list:
+    """The objects at ``path`` (``model.layer``, ``model.layers[*]``) from the call's ``objects``
+    (several for ``[*]``); empty when the path cannot be followed without running code."""
+    first, steps = _steps(path)
+    found = [objects[first]] if first in objects else []
+    for step in steps:
+        out = []
+        for obj in found:
+            if step == "*":
+                if not _is_sequence(obj):
+                    return []
+                out.extend(obj)
+                continue
+            got = _item(obj, step) if isinstance(step, int) else _instance_attribute(obj, step)
+            if got is _NONE:
+                return []
+            out.append(got)
+        found = out
+    return found
+
+
+def _is_sequence(obj) -> bool:
+    """A list or tuple (not a subclass that computes its items)."""
+    return isinstance(obj, (list, tuple)) and type(obj).__getitem__ in (list.__getitem__, tuple.__getitem__)
+
+
+def _item(obj, k):
+    """``obj[k]`` of a list or tuple, or ``_NONE``."""
+    if not _is_sequence(obj):
+        return _NONE
+    return obj[k] if -len(obj) <= k < len(obj) else _NONE
 
 
 def _instance_attribute(obj, attr):
     """``obj.attr`` when it is an entry of the object's own ``__dict__`` that no class attribute hides or
-    computes (a property), read without running code; else ``_NONE``."""
+    computes, a bound method's ``__self__``/``__func__``, or the value of a read-only property of user
+    code (its getter runs: the object's class is what the derivative depends on); else ``_NONE``."""
+    if isinstance(obj, types.MethodType) and attr in ("__self__", "__func__"):
+        return getattr(obj, attr)
     own = getattr(obj, "__dict__", None)
     cls = type(obj)
-    if not isinstance(own, dict) or attr not in own or cls.__getattribute__ is not object.__getattribute__:
+    if cls.__getattribute__ is not object.__getattribute__:
         return _NONE
-    if any(attr in c.__dict__ for c in cls.__mro__):
+    entry = next((c.__dict__[attr] for c in cls.__mro__ if attr in c.__dict__), _NONE)
+    if isinstance(entry, property) and _is_user(entry.fget) and entry.fset is None and entry.fdel is None:
+        return entry.fget(obj)  # model.first: what f reads (run again at each call of the derivative)
+    if not isinstance(own, dict) or attr not in own or entry is not _NONE:
         return _NONE
     return own[attr]
+
+
+def _is_user(fn) -> bool:
+    from .primitives import is_user_function
+
+    return is_user_function(fn)
 
 
 def hidden_error(where, path, attr, cls):
@@ -327,6 +445,13 @@ def hidden_error(where, path, attr, cls):
         f"{where}: '{path}' has its own attribute '{attr}', which hides the method of its class "
         f"{cls.__qualname__}; s2sad differentiates the methods of the class: delete the attribute or rename it"
     )
+
+
+def typed_object(fn, path: str):
+    """The object at ``path`` of ``fn``'s :class:`Typing` (not recorded), or None."""
+    types = getattr(fn, "__s2sad_types__", None)
+    obj = types.obj(path) if isinstance(types, Typing) else _NONE
+    return None if obj is _NONE else obj
 
 
 def typed_path(name: str, ns) -> str | None:
@@ -372,6 +497,25 @@ def method_of(cls, attr):
         if entry is not MISSING:
             if isinstance(entry, types.FunctionType) and is_user_function(entry):
                 return entry, checks
+            return None
+    return None
+
+
+def static_of(cls, attr):
+    """For ``obj.attr(...)`` whose class has a staticmethod or classmethod of user code there: ``(function,
+    checks, takes_class)``; else None."""
+    from .primitives import is_user_function
+    from .resolve import MISSING
+
+    if cls.__getattribute__ is not object.__getattribute__:
+        return None
+    checks = []
+    for c in cls.__mro__:
+        entry = c.__dict__.get(attr, MISSING)
+        checks.append((c.__dict__, attr, entry))
+        if entry is not MISSING:
+            if isinstance(entry, (staticmethod, classmethod)) and is_user_function(entry.__func__):
+                return entry.__func__, checks, isinstance(entry, classmethod)
             return None
     return None
 
@@ -551,6 +695,8 @@ def dispatcher(fn, chain: list, build):
     simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
     least = sum(p.default is p.empty for p in params)
     positions = [(i, params[i].default) for i in range(len(params)) if params[i].name in typed]
+    typed_globals = [g for g in typed if g not in sig.parameters]  # helper(x, M): M's object now
+    positional_typed = [p for p in typed if p in sig.parameters]
     kind0 = chain[-1][0]
     extra_count = sum(_trailing(kind, wrt) for kind, wrt, _ in chain)
     # (number of positional arguments, keyword names, classes of the typed arguments) -> entries
@@ -572,7 +718,9 @@ def dispatcher(fn, chain: list, build):
             objects = {params[i].name: fargs[i] if i < len(fargs) else d for i, d in positions}
         else:
             given = sig.bind(*fargs, **kwargs).arguments  # TypeError as Python's call of fn would raise
-            objects = {p: given[p] if p in given else sig.parameters[p].default for p in typed}
+            objects = {p: given[p] if p in given else sig.parameters[p].default for p in positional_typed}
+        for name in typed_globals:
+            objects[name] = fn.__globals__.get(name)
         key = (len(fargs), tuple(kwargs), *map(type, objects.values()))
         for hit in made.get(key, ()):
             if _fits(hit[4], objects) and _valid(hit, fn):
@@ -602,17 +750,24 @@ def dispatcher(fn, chain: list, build):
 
 
 def _fits(typing: Typing, objects: dict) -> bool:
-    """Whether this call's objects have the classes generation saw (the typed arguments' own are in the
-    memo's key; here the attributes followed, ``model.layer``), refusing an object that hides a method
-    called on it."""
+    """Whether this call's objects are of the kinds generation saw (the typed arguments' classes are in
+    the memo's key; here the paths followed, ``model.layer``, ``model.layers[*]``, and a function given
+    as an argument), refusing an object that hides a method called on it."""
     guards, called = typing.shared
-    for path, cls in guards.items():
-        if "." in path and type(_follow(objects, path)) is not cls:
+    for path, kind in guards.items():
+        if path in objects and not isinstance(kind, tuple):
+            continue  # (its class is in the key)
+        found = _follow(objects, path.removesuffix("#len"))
+        if path.endswith("#len"):
+            if len(found) != 1 or not isinstance(found[0], (list, tuple)) or len(found[0]) != kind[1]:
+                return False
+            continue
+        if not found or any(kind_of(o) != kind for o in found):
             return False
     for (path, attr), where in called.items():
-        obj = _follow(objects, path)
-        if attr in (getattr(obj, "__dict__", None) or ()):
-            raise hidden_error(where, path, attr, type(obj))
+        for obj in _follow(objects, path):
+            if attr in (getattr(obj, "__dict__", None) or ()):
+                raise hidden_error(where, path, attr, type(obj))
     return True
 
 
