@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import gast
+import numpy as np
 
 from . import codegen, live, star
 from .call_aliases import unaliased
@@ -89,11 +90,46 @@ def _build(fn, kind: str, wrt: Wrt, verbose: bool):
     dispatch = getattr(fn, "__s2sad_dispatch__", None)
     if dispatch is not None:  # a derivative of a function with *args/**kwargs: one more step per call
         return star.dispatcher(dispatch[0], [*dispatch[1], (kind, wrt, verbose)], _build)
+    arrays = getattr(fn, "__s2sad_arrays__", None)
+    if arrays is not None:  # a derivative of W.dot(x) code: each of its two derivatives again
+        plain, dispatched, positions = arrays
+        return _arrays_or_objects(_build(plain, kind, wrt, verbose), _build(dispatched, kind, wrt, verbose), positions)
     fn = normalize(fn)  # a bound method, partial, lambda, primitive ... -> a Python function
     if star.takes_star(fn) or star.receivers(fn):  # specialized to the arguments of each call
         if not star.takes_star(fn):
             _wrt_names(fn, wrt)  # refused now, as for any function
+            if set(star.receivers(fn)) <= star.array_receivers(fn):  # W.dot(x): arrays get the plain one
+                dispatched = star.dispatcher(fn, [(kind, wrt, verbose)], _build)
+                params = list(inspect.signature(fn).parameters.values())
+                positions = [(i, p.name, p.default) for i, p in enumerate(params) if p.name in star.receivers(fn)]
+                return _arrays_or_objects(_build_plain(fn, kind, wrt, verbose), dispatched, positions)
         return star.dispatcher(fn, [(kind, wrt, verbose)], _build)
+    return _build_plain(fn, kind, wrt, verbose)
+
+
+_ARRAYS = (np.ndarray, np.generic, float, int, complex)
+
+
+def _arrays_or_objects(plain, dispatched, positions):
+    """The derivative of a function calling NumPy's method names on a parameter (``W.dot(x)``): the plain
+    one (what ``source`` and the command line show) when those arguments are arrays or numbers, the one
+    specialized to their classes otherwise (``model.sum(x)`` of a user object)."""
+
+    def derivative(*args, **kwargs):
+        for i, name, default in positions:
+            value = args[i] if i < len(args) else kwargs.get(name, default)
+            if not isinstance(value, _ARRAYS):
+                return dispatched(*args, **kwargs)
+        return plain(*args, **kwargs)
+
+    functools.update_wrapper(derivative, plain)
+    del derivative.__wrapped__  # (it is not a transparent wrapper: parse must not follow it)
+    derivative.__signature__ = inspect.signature(plain)
+    derivative.__s2sad_arrays__ = (plain, dispatched, positions)
+    return derivative
+
+
+def _build_plain(fn, kind: str, wrt: Wrt, verbose: bool):
     names, many = _wrt_names(fn, wrt)
     key = (_key(fn), names, many, kind)
     hit = _CACHE.get(key)

@@ -195,20 +195,24 @@ def _receivers(fn) -> tuple[str, ...]:
         )
 
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    out = set()
+    out, strict = set(), set()  # strict: not only through NumPy's method names (model.sum(x), W.dot(x))
     for call in gast.walk(tree):
         if not isinstance(call, gast.Call):
             continue
         if isinstance(call.func, gast.Attribute) and root(call.func.value):
-            if call.func.attr not in _BUILTIN_METHODS or (
+            if call.func.attr not in _BUILTIN_METHODS:  # not x.reshape(2, 2), lst.append(v)
+                out.add(root(call.func.value))  # model.loss(x), self.layer.forward(x), model.layers[0].f(x)
+                strict.add(root(call.func.value))
+            elif (
                 isinstance(call.func.value, gast.Name)
                 and as_object(call.func.value.id)
                 and any(not isinstance(a, gast.Constant) for a in call.args)
-            ):  # not x.reshape(2, 2), lst.append(v); but model.sum(x) of a name never used as a value
-                out.add(root(call.func.value))  # model.loss(x), self.layer.forward(x), model.layers[0].f(x)
+            ):  # model.sum(x) of a name never used as a value: a user object, or an array (W.dot(x))
+                out.add(root(call.func.value))
             continue
         if isinstance(call.func, (gast.Name, gast.Subscript)) and root(call.func):
             out.add(root(call.func))  # fn(v) of a parameter fn, layer(x) for layer in model.layers
+            strict.add(root(call.func))
             continue
         callee, args = _callee(call.func, cells, fn.__globals__, params, stored), list(call.args)
         if isinstance(callee, types.MethodType):  # m.loss(x, model) of a global object
@@ -222,12 +226,29 @@ def _receivers(fn) -> tuple[str, ...]:
             bound = inspect.signature(callee).bind(*args, **{k.arg: k.value for k in call.keywords if k.arg})
         except TypeError:
             continue
+        loose = array_receivers(callee)
         for p, a in bound.arguments.items():
             if p in wanted and isinstance(a, gast.AST) and root(a):
                 out.add(root(a))
+                if p not in loose:
+                    strict.add(root(a))
             elif p in wanted and isinstance(a, gast.Name) and a.id not in stored and _is_object(fn.__globals__, a.id):
                 out.add(a.id)  # helper(x, M) of a global object M: read at each call, as a parameter is
+                strict.add(a.id)
+    _ARRAY_RECEIVERS[(fn.__code__, tuple(getattr(fn, "__s2sad_bound__", None) or ()))] = frozenset(out - strict)
     return tuple(p for p in params if p in out) + tuple(sorted(out - set(params)))
+
+
+_ARRAY_RECEIVERS: dict = {}
+
+
+def array_receivers(fn) -> frozenset:
+    """The :func:`receivers` of ``fn`` found only through NumPy's method names (``W.dot(x)``,
+    ``model.sum(x)`` of a parameter read only through such calls): each may be an array, where the
+    derivative is the one made without classes, or a user object, whose class specializes it."""
+    if not receivers(fn):
+        return frozenset()
+    return _ARRAY_RECEIVERS.get((fn.__code__, tuple(getattr(fn, "__s2sad_bound__", None) or ())), frozenset())
 
 
 def _is_object(globals_, name) -> bool:

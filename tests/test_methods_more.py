@@ -299,6 +299,31 @@ def test_an_array_argument_keeps_numpy_methods():
     check(f, [np.array([0.3, -0.6]), np.array([1.0, 2.0])])
 
 
+def dot_only(W, x):
+    return np.sum(np.tanh(W.dot(x)))
+
+
+def test_a_parameter_read_only_through_numpy_methods_keeps_its_plain_derivative(tmp_path):
+    # W.dot(x) could be a user object's dot: objects get the derivative specialized to their class, while
+    # arrays get the plain one, which s2sad.source and the command line show before any call
+    W, x = np.array([[0.5, -1.0], [0.3, 0.8]]), np.array([0.2, 0.7])
+    g = s2sad.grad(dot_only, wrt=1)
+    assert "def ddot_only_dx(W, x" in s2sad.source(g)
+    check(dot_only, [W, x])
+    assert np.allclose(s2sad.jacobian(g, wrt=1)(W, x), numeric_hessian(dot_only, [W, x], 1), atol=1e-5)
+
+    class Dotter:
+        def dot(self, v):
+            return v * 3.0
+
+    assert np.allclose(g(Dotter(), x), numeric_grad(dot_only, [Dotter(), x], 1))
+    from s2sad.cli import main
+
+    out = tmp_path / "d.py"
+    assert main([f"{__file__}:dot_only", "--mode", "reverse", "--wrt", "x", "-o", str(out)]) in (0, None)
+    assert "def ddot_only_dx(W, x" in out.read_text()
+
+
 # ---- 2. static and class methods called through an object ---------------------------------------
 class WithStatic:
     K = 4.0
