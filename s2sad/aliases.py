@@ -762,8 +762,8 @@ def _names(node) -> set[str]:
 def _fresh_value(value, resolve) -> bool:
     """An expression whose value is a new object: arithmetic, comparisons, constants, calls of
     functions that make new arrays (or new tuples of them, :func:`returns_new`)."""
-    if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Constant)):
-        return True
+    if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
+        return True  # (not ``a or b``: one of its operands)
     if not isinstance(value, gast.Call):
         return False
     return not may_share_call(value, resolve) or _returns_new_tuple(resolve(value.func))

@@ -20,6 +20,7 @@ import ast
 import copy
 import html
 import linecache
+import math
 import os
 import re
 import warnings
@@ -94,7 +95,7 @@ def to_source(tree) -> str:
 
 def _printed(tree):
     """``(text, parsed)``: the text of a tree and the ``ast`` tree its re-parse gave (or None)."""
-    node = to_ast(tree) if isinstance(tree, gast.AST) else tree
+    node = _Signed().visit(to_ast(tree) if isinstance(tree, gast.AST) else tree)
 
     def parsed(source):
         module = ast.parse(source)
@@ -112,6 +113,19 @@ def _printed(tree):
         pass
     text = _unparse(node) + "\n"
     return text, parsed(text)
+
+
+class _Signed(ast.NodeTransformer):
+    """A negative number constant (folded by s2sad, ``-2.0``) as ``-(2.0)``: astor and ``ast.unparse``
+    print the constant without brackets, so ``(-2.0) ** 2.0`` would read back as ``-(2.0 ** 2.0)``."""
+
+    def visit_Constant(self, node):
+        v = node.value
+        if type(v) in (int, float) and (v < 0 or (v == 0 and math.copysign(1.0, v) < 0)):
+            return ast.UnaryOp(ast.USub(), ast.Constant(-v))
+        if type(v) is complex and v.real == 0 and math.copysign(1.0, v.real) > 0 and v.imag < 0:
+            return ast.UnaryOp(ast.USub(), ast.Constant(-v))  # (-2j: a pure imaginary; -1+2j prints bracketed)
+        return node
 
 
 def _unparse(node) -> str:

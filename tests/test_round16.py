@@ -1,0 +1,84 @@
+"""Breaks found by the round-16 blind testers (each was a wrong number), now exact or refused."""
+
+import math
+
+import numpy as np
+import pytest
+from exact_or_refused import assert_exact_or_refused
+
+import s2sad
+
+
+def negative_base_power(x):
+    return (-2.0) ** 2.0 * x
+
+
+def negative_base_in_sum(x):
+    return np.sum((-1.0) ** 2 * x)
+
+
+def minus_negative_power(x):
+    return x * -((-2) ** 2)
+
+
+def negative_power_compared(x):
+    return x * ((-2.0) ** 2 > 3)
+
+
+def sine_series(x):
+    total = 0.0
+    for k in range(8):
+        total = total + (-1) ** k * x ** (2 * k + 1) / math.factorial(2 * k + 1)
+    return total
+
+
+def pure_imaginary_power(x):
+    return np.real((-2j) ** 2 * x)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        negative_base_power,
+        negative_base_in_sum,
+        minus_negative_power,
+        negative_power_compared,
+        sine_series,
+        pure_imaginary_power,
+    ],
+)
+def test_a_negative_constant_keeps_its_brackets_in_generated_code(f):
+    x = 0.7 if f is not negative_base_in_sum else np.array([0.7, -0.2])
+    assert_exact_or_refused(f, [x])
+    value, _ = s2sad.value_and_grad(f)(x)
+    assert np.allclose(value, f(x))  # (the value was -4 for (-2.0) ** 2.0 * x)
+
+
+def test_the_generated_text_brackets_the_negative_base():
+    assert "(-2.0) ** 2.0" in s2sad.source(s2sad.grad(negative_base_power))
+
+
+def or_returns_its_argument(w):
+    return None or w
+
+
+def and_returns_its_argument(w):
+    return w is not None and w
+
+
+def _writer(helper):
+    def f(x):
+        y = x * 1.0
+        w = helper(y)
+        w[0] *= 3.0  # also changes y
+        return np.sum(y * y) + np.sum(w)
+
+    return f
+
+
+@pytest.mark.parametrize("helper", [or_returns_its_argument, and_returns_its_argument])
+def test_a_helper_returning_an_operand_of_and_or_shares_its_memory(helper):
+    f = _writer(helper)
+    assert_exact_or_refused(f, [np.array([0.7, -1.2, 0.4])])
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round16\.py:\d+:\d+: .*share memory"):
+        s2sad.grad(f)(np.array([0.7, -1.2, 0.4]))
