@@ -117,7 +117,7 @@ def _check_names(origin, ns, own):
     if ns is None:
         return
     for name, obj in ns.used.items():
-        if name in own and own[name] is not obj and not name.startswith("__"):
+        if name in own and own[name] is not obj and not name.startswith("__") and not _same_lifted(own[name], obj):
             raise DifferentiationError(
                 f"{origin.__code__.co_filename}:{origin.__code__.co_firstlineno}:1: the name '{name}' in "
                 f"{origin.__qualname__} means {_short(obj)}, but the derivative code uses '{name}' for "
@@ -125,6 +125,40 @@ def _check_names(origin, ns, own):
             )
         if name in own:
             ns.steered[name] = obj
+
+
+def _same_lifted(a, b, depth=0) -> bool:
+    """Two functions s2sad lifted from the same local ``def`` for two derivatives made together (a
+    ``jacobian`` makes its forward and reverse ones): the same code over equivalent cells."""
+    if a is b:
+        return True
+    if depth > 8 or not (hasattr(a, "__s2sad_lifted__") and hasattr(b, "__s2sad_lifted__")):
+        return False
+    if a.__code__ != b.__code__ or a.__globals__ is not b.__globals__ or a.__qualname__ != b.__qualname__:
+        return False
+    kw_a, kw_b = a.__kwdefaults__ or {}, b.__kwdefaults__ or {}
+    if kw_a.keys() != kw_b.keys() or not _same_values(a.__defaults__ or (), b.__defaults__ or ()):
+        return False
+    if not _same_values([kw_a[k] for k in kw_a], [kw_b[k] for k in kw_a]):
+        return False
+    cells = zip(a.__closure__ or (), b.__closure__ or ())
+    if len(a.__closure__ or ()) != len(b.__closure__ or ()):
+        return False
+    return all(c is d or _same_lifted(_content(c), _content(d), depth + 1) for c, d in cells)
+
+
+def _same_values(xs, ys) -> bool:
+    plain = (int, float, complex, str, bool, type(None))
+    return len(xs) == len(ys) and all(
+        x is y or (type(x) is type(y) and isinstance(x, plain) and x == y) for x, y in zip(xs, ys)
+    )
+
+
+def _content(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
 
 
 def _short(obj) -> str:

@@ -82,3 +82,21 @@ def test_a_helper_returning_an_operand_of_and_or_shares_its_memory(helper):
     assert_exact_or_refused(f, [np.array([0.7, -1.2, 0.4])])
     with pytest.raises(s2sad.DifferentiationError, match=r"test_round16\.py:\d+:\d+: .*share memory"):
         s2sad.grad(f)(np.array([0.7, -1.2, 0.4]))
+
+
+def apply_fn(fn, v):
+    return fn(v)
+
+
+def passes_a_local_function(x):
+    def loc(t):
+        return t * t
+
+    return apply_fn(loc, x)
+
+
+def test_jacobian_of_both_modes_with_a_lifted_local_function():
+    # the auto jacobian makes its forward and reverse derivatives together: each lifts `loc` once
+    x = np.array([0.7, -1.2, 0.4])
+    for mode in (None, "forward", "reverse"):
+        assert np.allclose(s2sad.jacobian(passes_a_local_function, mode=mode)(x), np.diag(2 * x))
