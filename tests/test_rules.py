@@ -28,7 +28,7 @@ for _info in pkgutil.iter_modules(rule_cases.__path__):
 
 REAL = [c for cases in CASES.values() for c in cases]
 # rules that refuse complex input with a ValueError at run time (their complex derivatives are not built)
-REFUSES_COMPLEX = {"numpy.linalg.svd", "numpy.linalg.pinv", "scipy.special.digamma"}
+REFUSES_COMPLEX = {"numpy.linalg.pinv", "scipy.special.digamma"}
 VARIANTS = [v for c in REAL if c.rule in RULES and RULES[c.rule].differentiable for v in complex_variants(c)]
 COMPLEX = [v for v in VARIANTS if v.rule not in REFUSES_COMPLEX]
 ALL = REAL + COMPLEX
@@ -130,11 +130,7 @@ FIRST_ORDER_ONLY: dict[str, str] = {
 FIRST_ORDER_ONLY_CASES: dict[str, str] = {}
 
 # complex cases whose second derivative is refused (a ValueError naming "real"), by case id, with the reason
-_COMPLEX_SVD = "the spectral and nuclear norms differentiate u_i v_iᵀ through svd's tangent, for real matrices only"
-SECOND_ORDER_REFUSED: dict[str, str] = {
-    f"numpy.linalg.norm:{name}:complex": _COMPLEX_SVD
-    for name in ("norm_spectral", "norm_nuclear", "norm_matrix_axes", "norm_stacked_matrices")
-}
+SECOND_ORDER_REFUSED: dict[str, str] = {}
 
 ORDER3_KINDS = ("elementwise", "scalar")
 # other rules swept at order 3 too: those whose derivatives are built from helpers that are exact at edge
