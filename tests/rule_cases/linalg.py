@@ -621,6 +621,12 @@ def gap_weighted_stacked(w, m):
     return gap_weighted(w + np.array([0.0, 2.0, 4.0]), m * m)
 
 
+# complex m (the gaps weigh uᴴ da v for complex svd), real w: the mixed case complex_variants does not make
+@case("s2sad.runtime.gap_weighted", A(2, 3, lo=0.0, hi=1.0), C(3, 3), complex=False)
+def gap_weighted_complex(w, m):
+    return gap_weighted(w * w + np.array([0.0, 2.0, 4.0]), m * m) * m
+
+
 @case("s2sad.runtime.eigenvector_adjoint", A(3, 3))
 def eigenvector_adjoint_(g):
     return eigenvector_adjoint(g * g, np.eye(3))
@@ -740,6 +746,11 @@ def svd_unseed_(u, s):
 @case("s2sad.runtime.over_s", A(4, 3), A(3, lo=1.0, hi=2.0), complex=False)
 def over_s_(m, s):
     return over_s(m * m, s, m) + over_s(m, s, np.zeros((3, 3)))
+
+
+@case("s2sad.runtime.over_s", C(2, 4, 3), A(3, lo=1.0, hi=2.0), complex=False)
+def over_s_complex(m, s):
+    return over_s(m * m, s * s, m) * m
 
 
 # phase_over_s(m, s) = I * i Im(m) / s: zero for real m, so its cases are complex (s real: singular values)
