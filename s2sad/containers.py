@@ -4,8 +4,9 @@ dataclass) rather than a number or an array.
 Takes ANF code and the namespace; gives a set of names.  Their adjoints are added with
 ``tree_add`` (part by part) instead of ``+``.  A parameter may be a container when the function
 reads items or attributes of it, unpacks it or passes it to a function of its own; a
-local name when it is built as a display, read out of a container, returned by a user function, or
-copied from such a name.  Everything else is a number or an array (arithmetic and NumPy give those).
+local name when it is built as a display, read out of a container, returned by a user function or by a
+primitive that gives a tuple or list (``np.split``, ``np.linalg.svd``, svd's helpers), or copied from such
+a name.  Everything else is a number or an array (arithmetic and NumPy give those).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import operator
 
 import gast
+import numpy as np
 
 from . import primitives as P
 
@@ -25,6 +27,20 @@ def may_be_containers(program) -> set[str]:
     makers += [R.set_tangent, R.copy_dict, R.tree_add, R.add_seq, R.unsum_items, R.unstack, R.unconcatenate]
     # helpers whose result is a container when their argument at this position is one
     like = {R.zeros_like: 0, R.add_at: 0, R.own: 0, R.astype_of: 1, R.scatter: 1, R.copy_input: 0}
+    # primitives and helpers that may give a tuple or list of arrays, whose result code may pass on whole
+    # (``np.concatenate(np.split(x, 2))``; derivative code: ``svd_factors(np.linalg.svd(a), ...)``): their
+    # adjoints are added part by part (``+`` would join two lists into a longer one)
+    sequences = [np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, np.atleast_1d, np.atleast_2d]
+    sequences += [np.atleast_3d, np.gradient, np.linalg.svd, np.linalg.eig, np.linalg.eigh, np.linalg.slogdet]
+    sequences += [
+        R.svd_factors,
+        R.svd_seed,
+        R.svd_unseed,
+        R.result_like,
+        R.pick,
+        R.unpacked_adjoint,
+        R.unpacked_tangent,
+    ]
     out: set[str] = set()
     copies: list[tuple[str, str]] = []
     for rec in program.simple():
@@ -46,6 +62,8 @@ def may_be_containers(program) -> set[str]:
             out |= {a.id for a in [*op.args, *op.keywords.values()] if isinstance(a, gast.Name) and a.id in params}
         elif op.kind == P.COPY and isinstance(op.args[0], gast.Name):
             copies.append((op.args[0].id, target.id))
+        elif op.kind in (P.RULE, P.NONDIFF) and any(op.fn is m for m in sequences):
+            out.add(target.id)
         elif op.kind in (P.RULE, P.NONDIFF) and any(op.fn is m for m in makers):
             out.add(target.id)
             if op.args and isinstance(op.args[0], gast.Name):

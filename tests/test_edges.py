@@ -342,3 +342,27 @@ def test_linalg_named_tuple_fields_in_every_mode(f):
     h = numeric_grad(s2sad.grad(f), [a], 0)
     assert_close(s2sad.hessian(f)(a), h, rtol=1e-4, atol=1e-5)
     assert_close(s2sad.jacobian(s2sad.grad(f), mode="reverse")(a), h, rtol=1e-4, atol=1e-5)
+
+
+def complex_svd_second_vector(a):
+    u, s, vh = np.linalg.svd(a)
+    return np.sum(np.abs(u @ np.diag(s) @ vh) ** 2) + np.abs(np.sum(u[:, 1])) ** 2
+
+
+def complex_svd_last_pair(a):
+    u, s, vh = np.linalg.svd(a)
+    return np.sum(np.imag(np.outer(u[:, 2], vh[2])))  # u_2 v_2ᴴ: the phase of each is free where s_2 = 0
+
+
+@pytest.mark.parametrize(
+    "f, a, what",
+    [
+        (complex_svd_second_vector, np.diag([3.0, 2.0, 2.0]) * (1 + 1j), "repeated"),  # u[:, 1] at the tie
+        (complex_svd_last_pair, np.diag([3.0, 1.0, 0.0]) * (1 + 1j), "zero singular value"),
+    ],
+)
+def test_complex_svd_without_a_derivative_is_refused_at_the_users_line(f, a, what):
+    g = 1j * np.ones_like(a)
+    for d in (s2sad.grad(f), lambda x: s2sad.jvp(f)(x, g)):
+        with pytest.raises(s2sad.DifferentiationError, match=rf"test_edges.py:\d+:\d+: .*{what}"):
+            d(a)

@@ -28,7 +28,7 @@ for _info in pkgutil.iter_modules(rule_cases.__path__):
 
 REAL = [c for cases in CASES.values() for c in cases]
 # rules that refuse complex input with a ValueError at run time (their complex derivatives are not built)
-REFUSES_COMPLEX = {"numpy.linalg.svd", "numpy.linalg.pinv", "scipy.special.digamma"}
+REFUSES_COMPLEX = {"numpy.linalg.pinv", "scipy.special.digamma"}
 VARIANTS = [v for c in REAL if c.rule in RULES and RULES[c.rule].differentiable for v in complex_variants(c)]
 COMPLEX = [v for v in VARIANTS if v.rule not in REFUSES_COMPLEX]
 ALL = REAL + COMPLEX
@@ -130,16 +130,37 @@ FIRST_ORDER_ONLY: dict[str, str] = {
 FIRST_ORDER_ONLY_CASES: dict[str, str] = {}
 
 # complex cases whose second derivative is refused (a ValueError naming "real"), by case id, with the reason
-_COMPLEX_SVD = "the spectral and nuclear norms differentiate u_i v_iᵀ through svd's tangent, for real matrices only"
-SECOND_ORDER_REFUSED: dict[str, str] = {
-    f"numpy.linalg.norm:{name}:complex": _COMPLEX_SVD
-    for name in ("norm_spectral", "norm_nuclear", "norm_matrix_axes", "norm_stacked_matrices")
-}
+SECOND_ORDER_REFUSED: dict[str, str] = {}
 
 ORDER3_KINDS = ("elementwise", "scalar")
 # other rules swept at order 3 too: those whose derivatives are built from helpers that are exact at edge
-# points (zeros of prod and cumprod, singular matrices of det) at every order
-ORDER3_RULES = ("numpy.prod", "numpy.cumprod", "numpy.einsum", "numpy.linalg.det")
+# points (zeros of prod and cumprod, singular matrices of det) at every order, svd (its helpers gap_weighted,
+# over_s and phase_over_s have rules of their own), and norm (exact, or refused with ord=: ORDER3_REFUSED)
+ORDER3_RULES = (
+    "numpy.prod",
+    "numpy.cumprod",
+    "numpy.einsum",
+    "numpy.linalg.det",
+    "numpy.linalg.svd",
+    "numpy.linalg.norm",
+)
+# cases (rule:function, real and complex) whose third derivative is refused with a located DifferentiationError
+# naming the helper without rules: np.linalg.norm with ord= (unnorm_ord's tangent and cotangent)
+ORDER3_REFUSED = {
+    f"numpy.linalg.norm:{name}"
+    for name in (
+        "norm_vector_1",
+        "norm_vector_inf",
+        "norm_vector_p",
+        "norm_vector_rows",
+        "norm_fro",
+        "norm_matrix_1_inf",
+        "norm_spectral",
+        "norm_nuclear",
+        "norm_matrix_axes",
+        "norm_stacked_matrices",
+    )
+}
 
 
 def _wrt_values(case, args):
@@ -194,8 +215,10 @@ def _fd_jacobian(g, case, args, eps):
 
 
 def _random_like(value, rng):
+    """A random value of ``value``'s structure: tuples, lists and NamedTuples (``SVDResult``) of values."""
     if isinstance(value, (tuple, list)):
-        return type(value)(_random_like(v, rng) for v in value)
+        parts = [_random_like(v, rng) for v in value]
+        return type(value)(*parts) if hasattr(value, "_fields") else type(value)(parts)
     return _like(value, rng)
 
 
@@ -287,6 +310,7 @@ def test_first_order_only_rules_are_registered():
     ids = {c.id for c in ALL}
     assert not (set(SECOND_ORDER_REFUSED) - ids)
     assert not (set(COMPLEX_PENDING) - ids) and not (set(FIRST_ORDER_ONLY_CASES) - {c.id for c in REAL})
+    assert ORDER3_REFUSED <= {f"{c.rule}:{c.fn.__name__}" for c in REAL}
 
 
 def _order3_cases():
@@ -310,6 +334,10 @@ def test_order3_reverse_over_reverse_over_reverse(case):
         return second(*a, seed, w)
 
     w3 = _random_like(h(*args), rng)
+    if f"{case.rule}:{case.fn.__name__}" in ORDER3_REFUSED:
+        with pytest.raises(s2sad.DifferentiationError, match=r"^\S+:\d+:\d+: .*unnorm_ord_(co)?tangent"):
+            s2sad.vjp(second, wrt=case.wrt)(*args, seed, w, w3)
+        return
     got = s2sad.vjp(second, wrt=case.wrt)(*args, seed, w, w3)
     jac = _fd_jacobian(h, case, args, 1e-4)
     assert_close(_cotangent(tuple(got)), jac.T @ _cotangent(w3), rtol=1e-4, atol=1e-5)

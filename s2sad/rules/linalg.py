@@ -22,6 +22,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     mT,
     nonsingular,
     over_s,
+    phase_over_s,
     phi,
     real_matrix,
     result_like,
@@ -317,9 +318,14 @@ def eig(y, a):
     dy = result_like((np.diagonal(p, axis1=-2, axis2=-1), dv - y[1] * np.sum(y[1] * dv, axis=-2, keepdims=True)), y)
 
 
-# (u, s, vh) = svd(a), real a, thin or square factors (Townsend 2016), F[i, j] = 1 / (s_j² - s_i²):
-#   P = uᵀ da v,  ds = diag(P),  du = u (F * (P s + s Pᵀ)) + (I - uuᵀ) da v s⁻¹,  dv = v (F * (s P + Pᵀ s)) + (I - vvᵀ) daᵀ u s⁻¹
-#   ā = u [diag(s̄) + F*(uᵀū - ūᵀu) s + s F*(vᵀv̄ - v̄ᵀv)] vᵀ + (I - uuᵀ) ū s⁻¹ vᵀ + u s⁻¹ v̄ᵀ (I - vvᵀ)
+# (u, s, vh) = svd(a), thin or square factors (Townsend 2016; complex a: Wan and Zhang 2019, JAX's svd_jvp_rule),
+# F[i, j] = 1 / (s_j² - s_i²), v = vhᴴ:
+#   P = uᴴ da v,  ds = Re diag(P),  du = u (F * (P s + s Pᴴ) + I * (P - Pᴴ)/2 s⁻¹) + (I - uuᴴ) da v s⁻¹,
+#   dv = v (F * (s P + Pᴴ s)) + (I - vvᴴ) daᴴ u s⁻¹
+# For complex a the phase of each pair (u_i, v_i) is free (u_i, v_i -> e^{it} u_i, v_i): du takes its change
+# (the I * ... term, 0 for real a), as JAX's does; a loss that reads that phase has no derivative, and gets this one.
+# The adjoint is the transpose (Gu = conj(ū), Gv = v̄hᵀ, J = uᴴ Gu, L = vᴴ Gv):
+#   ā = conj(u [diag(s̄) + F*(J - Jᴴ) s + s F*(L - Lᴴ) + I*(J - Jᴴ)/2 s⁻¹] vᴴ + (I - uuᴴ) Gu s⁻¹ vᴴ + u s⁻¹ Gvᴴ (I - vvᴴ))
 # f holds (u, s, vh) also when only s was computed (compute_uv=False: the thin svd of a again); the gaps weigh P
 # before s multiplies it, so a tied pair of zero singular values is refused (P s is 0 there, its limit is not)
 @reverse_rule(np.linalg.svd)
@@ -328,11 +334,15 @@ def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
     g = svd_seed(by, f, compute_uv)
     w = f[1] * f[1]
     sm = np.expand_dims(f[1], -2)
-    ugu = mT(f[0]) @ g[0]
-    vgv = f[2] @ mT(g[2])
-    inner = np.expand_dims(g[1], -2) * np.eye(np.shape(f[1])[-1]) + gap_weighted(w, ugu - mT(ugu)) * sm + mT(sm) * gap_weighted(w, vgv - mT(vgv))
-    ba += (f[0] @ inner @ f[2] + over_s(g[0] - f[0] @ ugu, f[1], a) @ f[2]
-           + f[0] @ mT(over_s(mT(g[2] - g[2] @ mT(f[2]) @ f[2]), f[1], a)))
+    gu = np.conj(g[0])
+    gv = mT(g[2])
+    j = np.conj(mT(f[0])) @ gu
+    jj = j - np.conj(mT(j))
+    kk = f[2] @ gv - np.conj(mT(f[2] @ gv))
+    inner = (np.expand_dims(np.real(g[1]), -2) * np.eye(np.shape(f[1])[-1]) + gap_weighted(w, jj) * sm
+             + mT(sm) * gap_weighted(w, kk) + phase_over_s(jj / 2, f[1]))
+    ba += np.conj(f[0] @ inner @ f[2] + over_s(gu - f[0] @ j, f[1], a) @ f[2]
+                  + f[0] @ np.conj(mT(over_s(gv - np.conj(mT(f[2])) @ (f[2] @ gv), f[1], a))))
 
 
 @forward_rule(np.linalg.svd)
@@ -340,11 +350,14 @@ def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
     f = svd_factors(y, np.linalg.svd(svd_input(a, full_matrices, compute_uv, hermitian), full_matrices=False), compute_uv)
     w = f[1] * f[1]
     sm = np.expand_dims(f[1], -2)
-    p = mT(f[0]) @ da @ mT(f[2])
+    v = np.conj(mT(f[2]))
+    p = np.conj(mT(f[0])) @ da @ v
     pv = p * float(compute_uv)
-    du = f[0] @ (gap_weighted(w, pv) * sm + mT(sm) * gap_weighted(w, mT(pv))) + over_s((da @ mT(f[2]) - f[0] @ p) * float(compute_uv), f[1], a)
-    dv = mT(f[2]) @ (mT(sm) * gap_weighted(w, pv) + gap_weighted(w, mT(pv)) * sm) + over_s((mT(da) @ f[0] - mT(f[2]) @ mT(p)) * float(compute_uv), f[1], a)
-    dy = result_like(svd_unseed((du, np.diagonal(p, axis1=-2, axis2=-1), mT(dv)), compute_uv), y)
+    ph = np.conj(mT(pv))
+    du = (f[0] @ (gap_weighted(w, pv) * sm + mT(sm) * gap_weighted(w, ph) + phase_over_s((pv - ph) / 2, f[1]))
+          + over_s((da @ v - f[0] @ p) * float(compute_uv), f[1], a))
+    dv = v @ (mT(sm) * gap_weighted(w, pv) + gap_weighted(w, ph) * sm) + over_s((np.conj(mT(da)) @ f[0] - v @ np.conj(mT(p))) * float(compute_uv), f[1], a)
+    dy = result_like(svd_unseed((du, np.real(np.diagonal(p, axis1=-2, axis2=-1)), np.conj(mT(dv))), compute_uv), y)
 
 
 # ---- the linear runtime helpers above, so derivative code can be differentiated again ---------

@@ -14,6 +14,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     from_columns,
     gap_weighted,
     over_s,
+    phase_over_s,
     pick,
     result_like,
     signed_minors,
@@ -134,6 +135,19 @@ def over_s_(z, m, s, a):
 def over_s_(z, m, s, a):
     bm += unbroadcast(over_s(bz, s, a), m)
     bs -= unbroadcast(np.sum(over_s(over_s(m * bz, s, a), s, a), axis=-2), s)
+
+
+# z = I * i Im(m) / s (the phase term of complex singular vectors): linear in m and self-adjoint;
+# dz = phase_over_s(dm, s) - i Im(m) ds / s²,  s̄ = Re diag(conj(phase_over_s(m, s)) phase_over_s(z̄, s))
+@forward_rule(runtime.phase_over_s, name="s2sad.runtime.phase_over_s")
+def phase_over_s_(z, m, s):
+    dz = phase_over_s(dm, s) - phase_over_s(phase_over_s(m, s) * np.expand_dims(ds, -2), s)
+
+
+@reverse_rule(runtime.phase_over_s, name="s2sad.runtime.phase_over_s")
+def phase_over_s_(z, m, s):
+    bm += unbroadcast(phase_over_s(bz, s), m)
+    bs += unbroadcast(np.sum(np.real(np.conj(phase_over_s(m, s)) * phase_over_s(bz, s)), axis=-2), s)
 
 
 # ---- z = unnorm_ord(g, x, y, ord, ...) = G W: linear in g; W (the gradient of the norm) differentiated by

@@ -49,6 +49,7 @@ __all__ = [
     "svd_seed",
     "svd_unseed",
     "over_s",
+    "phase_over_s",
     "result_like",
     "real_matrix",
     "unpad",
@@ -304,7 +305,8 @@ def _spectral_factors(x, ord, axes):
 def unnorm_ord_tangent(g, x, y, dx, dy, ord=None, axis=None, keepdims=False):
     """The tangent of ``unnorm_ord(g, x, y, ord, axis, keepdims)`` along ``dx`` and ``dy`` with ``g`` fixed (the
     part linear in ``g`` is ``unnorm_ord(dg, ...)``): ``G dW``, ``W`` the norm's gradient.  The spectral and
-    nuclear norms differentiate ``u_i v_iᵀ`` and ``u vᵀ`` through ``svd_tangent`` (real matrices)."""
+    nuclear norms differentiate ``conj(u_i v_iᴴ)`` and ``conj(u vᴴ)`` through ``svd_tangent`` (gauge-invariant: any
+    phase of ``u_i`` and ``v_i`` gives the same)."""
     x = np.asarray(x)
     axes = _norm_axes(x, axis)
     G = unreduce(np.broadcast_to(np.real(g), np.shape(y)), x, axes, keepdims)
@@ -316,7 +318,7 @@ def unnorm_ord_tangent(g, x, y, dx, dy, ord=None, axis=None, keepdims=False):
             dd = du @ vh + u @ dvh
         else:
             dd = du[..., :, i, None] @ vh[..., i, None, :] + u[..., :, i, None] @ dvh[..., i, None, :]
-        return G * np.moveaxis(dd, (-2, -1), axes)
+        return G * np.moveaxis(np.conj(dd), (-2, -1), axes)  # W = conj(u_i v_iᴴ) (conj(u vᴴ))
     a, b, c, bad = _norm_coefficients(x, y, ord, axes, keepdims)
     dY = unreduce(np.broadcast_to(dy, np.shape(y)), x, axes, keepdims)
     _norm_refuse(bad, ((G != 0) | _zero_norm(x, y, axes, keepdims)) & ((dx != 0) | (dY != 0)), ord)
@@ -335,11 +337,11 @@ def unnorm_ord_cotangent(t, g, x, y, ord=None, axis=None, keepdims=False):
     gt = G * np.broadcast_to(t, np.shape(x))
     if len(axes) == 2 and ord in (2, -2, "nuc"):
         xm, (u, s, vh), i = _spectral_factors(x, ord, axes)
-        gm = np.real(np.moveaxis(gt, axes, (-2, -1)))
+        gm = np.conj(np.moveaxis(gt, axes, (-2, -1)))  # Re(sum(t G conj(dd))) = Re(sum(conj(t G) dd))
         if i is None:
             gu, gvh = gm @ mT(vh), mT(u) @ gm
         else:
-            gu, gvh = np.zeros(u.shape), np.zeros(vh.shape)
+            gu, gvh = np.zeros(u.shape, gm.dtype), np.zeros(vh.shape, gm.dtype)
             gu[..., :, i] = (gm @ vh[..., i, :, None])[..., 0]
             gvh[..., i, :] = (u[..., None, :, i] @ gm)[..., 0, :]
         bx = unsvd((gu, np.zeros(s.shape), gvh), xm, (u, s, vh), False)
@@ -540,66 +542,70 @@ def _svd_check(a, full_matrices, compute_uv, hermitian):
             "s2sad differentiates np.linalg.svd of a non-square matrix only with full_matrices=False "
             "(the extra singular vectors are not unique)"
         )
-    if hermitian or np.iscomplexobj(a):
-        raise refusal("s2sad differentiates np.linalg.svd of real matrices with hermitian=False only")
+    if hermitian:
+        raise refusal("s2sad differentiates np.linalg.svd with hermitian=False only")
 
 
 _REPEATED_SINGULAR = "singular vectors have no derivative at repeated singular values"
 
 
 def unsvd(g, a, y, full_matrices=True, compute_uv=True, hermitian=False):
-    """Adjoint of ``a`` in ``y = np.linalg.svd(a, full_matrices, compute_uv)`` (real ``a``; Townsend 2016):
-    ``ā = u [F*(uᵀū - ūᵀu) s + diag(s̄) + s F*(vᵀv̄ - v̄ᵀv)] vᵀ + (I - uuᵀ) ū s⁻¹ vᵀ + u s⁻¹ v̄ᵀ (I - vvᵀ)``,
-    ``F[i, j] = 1 / (s_j² - s_i²)``.  Raises at repeated (or, for non-square ``a``, zero) singular values
-    when the singular vectors are used."""
+    """Adjoint of ``a`` in ``y = np.linalg.svd(a, full_matrices, compute_uv)`` (Townsend 2016; complex ``a``:
+    Wan and Zhang 2019, the transpose of ``svd_tangent``).  With ``Gu = conj(ū)``, ``Gv = v̄hᵀ``,
+    ``J = uᴴ Gu``, ``L = vᴴ Gv``, ``F[i, j] = 1 / (s_j² - s_i²)``:
+    ``ā = conj(u [diag(s̄) + F*(J - Jᴴ) s + s F*(L - Lᴴ) + I*(J - Jᴴ)/2 s⁻¹] vᴴ + (I - uuᴴ) Gu s⁻¹ vᴴ
+    + u s⁻¹ Gvᴴ (I - vvᴴ))``.  Raises at repeated (or, where they are used, zero) singular values when the
+    singular vectors are used."""
     _svd_check(a, full_matrices, compute_uv, hermitian)
     if not compute_uv:
         u, _, vh = np.linalg.svd(a, full_matrices=False)
-        return (u * np.expand_dims(g, -2)) @ vh
+        return np.conj((u * np.expand_dims(np.real(g), -2)) @ vh)
     u, s, vh = y
     gu, gs, gvh = g
-    v, gv = mT(vh), mT(gvh)
-    inner = np.expand_dims(gs, -2) * np.eye(np.shape(s)[-1])
+    gu, gv = np.conj(gu), mT(gvh)
+    inner = np.expand_dims(np.real(gs), -2) * np.eye(np.shape(s)[-1])
     if np.any(gu) or np.any(gv):
         f = eigengaps(s * s, _REPEATED_SINGULAR)
         m, n = np.shape(a)[-2:]
         if m != n:
             _nonzero(s, "a singular vector of a rank-deficient non-square matrix")
-        ut_gu, vt_gv = mT(u) @ gu, mT(v) @ gv
+        j, k = _mH(u) @ gu, vh @ gv
         sm = np.expand_dims(s, -2)  # multiplies columns by s
-        inner = inner + f * (ut_gu - mT(ut_gu)) * sm + mT(sm) * (f * (vt_gv - mT(vt_gv)))
+        inner = inner + f * (j - _mH(j)) * sm + mT(sm) * (f * (k - _mH(k))) + phase_over_s((j - _mH(j)) / 2, s)
         ga = u @ inner @ vh
         if m > n:
-            ga = ga + (gu - u @ ut_gu) / sm @ vh
+            ga = ga + (gu - u @ j) / sm @ vh
         if n > m:
-            ga = ga + (u / sm) @ (mT(gv) - mT(gv) @ v @ vh)
-        return ga
-    return u @ inner @ vh
+            ga = ga + (u / sm) @ (_mH(gv) - _mH(gv) @ _mH(vh) @ vh)
+        return np.conj(ga)
+    return np.conj(u @ inner @ vh)
 
 
 def svd_tangent(da, a, y, full_matrices=True, compute_uv=True, hermitian=False):
-    """Tangent of ``y = np.linalg.svd(a, ...)`` along ``da``: ``ds = diag(P)``, ``P = uᵀ da v``;
-    ``du = u (F * (P s + s Pᵀ)) + (I - uuᵀ) da v s⁻¹``; ``dv = v (F * (s P + Pᵀ s)) + (I - vvᵀ) daᵀ u s⁻¹``."""
+    """Tangent of ``y = np.linalg.svd(a, ...)`` along ``da`` (JAX's ``svd_jvp_rule``): ``P = uᴴ da v``,
+    ``ds = Re diag(P)``, ``du = u (F * (P s + s Pᴴ) + I * (P - Pᴴ)/2 s⁻¹) + (I - uuᴴ) da v s⁻¹``,
+    ``dv = v (F * (s P + Pᴴ s)) + (I - vvᴴ) daᴴ u s⁻¹``.  For complex ``a`` the phase of each pair ``(u_i, v_i)``
+    is free: this tangent puts its change into ``du`` (``I * (P - Pᴴ)/2 s⁻¹``, zero for real ``a``)."""
     _svd_check(a, full_matrices, compute_uv, hermitian)
     if not compute_uv:
         u, _, vh = np.linalg.svd(a, full_matrices=False)
-        return np.sum(u * (da @ mT(vh)), axis=-2)
+        return np.real(np.sum(np.conj(u) * (da @ _mH(vh)), axis=-2))
     u, s, vh = y
-    v = mT(vh)
-    p = mT(u) @ da @ v
-    ds = np.diagonal(p, axis1=-2, axis2=-1)
+    v = _mH(vh)
+    p = _mH(u) @ da @ v
+    ds = np.real(np.diagonal(p, axis1=-2, axis2=-1))
     f = eigengaps(s * s, _REPEATED_SINGULAR)
     sm = np.expand_dims(s, -2)
-    du = u @ (f * (p * sm + mT(sm) * mT(p)))
-    dv = v @ (f * (mT(sm) * p + mT(p) * sm))
+    du = u @ (f * (p * sm + mT(sm) * _mH(p)) + phase_over_s((p - _mH(p)) / 2, s))
+    dv = v @ (f * (mT(sm) * p + _mH(p) * sm))
     m, n = np.shape(a)[-2:]
     if m != n:
         _nonzero(s, "a singular vector of a rank-deficient non-square matrix")
     if m > n:
         du = du + (da @ v - u @ p) / sm
     if n > m:
-        dv = dv + (mT(da) @ u - v @ mT(p)) / sm
-    return du, ds, mT(dv)
+        dv = dv + (_mH(da) @ u - v @ _mH(p)) / sm
+    return du, ds, _mH(dv)
 
 
 # The rules of np.linalg.svd (s2sad/rules/linalg.py) are formulas over matmul, mT, gap_weighted and the small
@@ -648,6 +654,21 @@ def over_s(m, s, a):
     if np.any(np.asarray(s) == 0) or np.any(np.abs(s) <= np.max(np.abs(s)) * max(rows, cols) * np.finfo(float).eps):
         raise refusal("the singular vectors of a rank-deficient non-square matrix have no derivative")
     return m / np.expand_dims(s, -2)
+
+
+def phase_over_s(m, s):
+    """``I * i Im(m) s⁻¹``: the imaginary part of ``m``'s diagonal, entry ``i`` divided by ``s[i]``, as a diagonal
+    matrix (the change of phase ``I * (P - Pᴴ)/2 s⁻¹`` of complex singular vectors; ``P - Pᴴ`` has an imaginary
+    diagonal).  Real zeros for a real ``m``; refused where ``Im(m)`` is not 0 and ``s[i]`` is (the phase of
+    ``u_i`` has no derivative there)."""
+    k = np.shape(s)[-1]
+    shape = np.broadcast_shapes(np.shape(m), np.shape(s)[:-1] + (k, k))
+    d = np.imag(np.diagonal(m, axis1=-2, axis2=-1))
+    if not np.any(d):
+        return np.zeros(shape, dtype=np.result_type(m, float))
+    if np.any((d != 0) & (np.asarray(s) == 0)):
+        raise refusal("the phase of a complex singular vector has no derivative at a zero singular value")
+    return 1j * np.eye(k) * np.expand_dims(d / np.where(np.asarray(s) == 0, 1.0, s), -2) + np.zeros(shape)
 
 
 def result_like(parts, y):

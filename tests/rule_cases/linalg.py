@@ -15,6 +15,7 @@ from s2sad.runtime import (
     mT,
     nonsingular,
     over_s,
+    phase_over_s,
     phi,
     pick,
     real_matrix,
@@ -32,7 +33,7 @@ from s2sad.runtime import (
     untrace,
 )
 
-from . import A, M, case, spd, wellcond
+from . import A, C, M, case, spd, wellcond
 
 
 def stacked(matrix, *lead):
@@ -473,25 +474,27 @@ def svd_values(a):
     return np.linalg.svd(a, compute_uv=False)
 
 
-@case("numpy.linalg.svd", A(4, 3))
+# these losses read the phase of singular vectors (u * vh[:, 1]): real only; the complex cases below are
+# gauge-invariant (functions of s, u s vᴴ, |u|, u uᴴ, v vᴴ)
+@case("numpy.linalg.svd", A(4, 3), complex=False)
 def svd_tall(a):
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     return u * vh[:, 1] * s
 
 
-@case("numpy.linalg.svd", A(3, 5))
+@case("numpy.linalg.svd", A(3, 5), complex=False)
 def svd_wide(a):
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     return vh * u[0][:, None] + s[:, None]
 
 
-@case("numpy.linalg.svd", A(3, 3))
+@case("numpy.linalg.svd", A(3, 3), complex=False)
 def svd_square(a):
     u, s, vh = np.linalg.svd(a)
     return u * vh[:, 0] + s
 
 
-@case("numpy.linalg.svd", A(2, 4, 3))
+@case("numpy.linalg.svd", A(2, 4, 3), complex=False)
 def svd_stacked(a):
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     return u * vh[:, :, 2][:, None, :] * s[:, None, :]
@@ -502,11 +505,55 @@ def svd_values_wide_stacked(a):
     return np.linalg.svd(a, compute_uv=False) * np.linalg.svd(a, full_matrices=False, compute_uv=False)[..., :1]
 
 
-@case("numpy.linalg.svd", A(3, 3))
+@case("numpy.linalg.svd", A(3, 3), complex=False)
 def svd_values_and_vectors(a):
     s = np.linalg.svd(a, compute_uv=False)
     u, s2, vh = np.linalg.svd(a, full_matrices=True)
     return s * s2[0] + np.sum(u * vh, axis=0)
+
+
+# complex svd: JAX's gauge (the phase of each pair u_i, v_i goes into du); the losses are invariant under
+# u_i, v_i -> e^{it} u_i, e^{it} v_i (a loss that reads that phase has no derivative)
+@case("numpy.linalg.svd", C(4, 3))
+def svd_complex_values(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+
+@case("numpy.linalg.svd", C(4, 3))
+def svd_complex_tall(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return (u * s**2) @ vh + np.abs(u) @ np.abs(vh) * s[0]
+
+
+@case("numpy.linalg.svd", C(3, 5))
+def svd_complex_wide(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.conj(vh.T) @ (vh * s[:, None] ** 3) + np.abs(vh[1])
+
+
+@case("numpy.linalg.svd", C(3, 3))
+def svd_complex_square(a):
+    u, s, vh = np.linalg.svd(a)
+    return u @ np.diag(np.exp(-s)) @ vh + u @ np.conj(u.T) * s[2] + np.abs(u) ** 2
+
+
+@case("numpy.linalg.svd", C(2, 4, 3))
+def svd_complex_stacked(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    uu = np.real(u @ np.conj(np.swapaxes(u, -1, -2)))
+    return uu * s[:, :1, None] + np.sum(np.abs(vh), axis=(1, 2))[:, None, None]
+
+
+@case("numpy.linalg.svd", C(2, 3, 5))
+def svd_complex_values_wide_stacked(a):
+    return np.linalg.svd(a, compute_uv=False) ** 2
+
+
+@case("numpy.linalg.svd", C(3, 3))
+def svd_complex_values_and_vectors(a):
+    s = np.linalg.svd(a, compute_uv=False)
+    u, s2, vh = np.linalg.svd(a, full_matrices=True)
+    return s * s2[0] + np.sum(np.abs(u * vh.T), axis=0) + np.sum(np.abs(u) ** 2 * np.abs(vh.T) ** 2, axis=0)
 
 
 # ---- runtime helpers (what derivative code calls), for derivatives of derivatives -----------
@@ -572,6 +619,12 @@ def gap_weighted_(w, m):
 @case("s2sad.runtime.gap_weighted", A(2, 3, lo=0.0, hi=1.0), A(3, 3), complex=False)
 def gap_weighted_stacked(w, m):
     return gap_weighted(w + np.array([0.0, 2.0, 4.0]), m * m)
+
+
+# complex m (the gaps weigh uᴴ da v for complex svd), real w: the mixed case complex_variants does not make
+@case("s2sad.runtime.gap_weighted", A(2, 3, lo=0.0, hi=1.0), C(3, 3), complex=False)
+def gap_weighted_complex(w, m):
+    return gap_weighted(w * w + np.array([0.0, 2.0, 4.0]), m * m) * m
 
 
 @case("s2sad.runtime.eigenvector_adjoint", A(3, 3))
@@ -695,6 +748,27 @@ def over_s_(m, s):
     return over_s(m * m, s, m) + over_s(m, s, np.zeros((3, 3)))
 
 
+@case("s2sad.runtime.over_s", C(2, 4, 3), A(3, lo=1.0, hi=2.0), complex=False)
+def over_s_complex(m, s):
+    return over_s(m * m, s * s, m) * m
+
+
+# phase_over_s(m, s) = I * i Im(m) / s: zero for real m, so its cases are complex (s real: singular values)
+@case("s2sad.runtime.phase_over_s", C(3, 3), A(3, lo=1.0, hi=2.0), complex=False)
+def phase_over_s_(m, s):
+    return phase_over_s(m * m, s) + phase_over_s(m, s) * m
+
+
+@case("s2sad.runtime.phase_over_s", C(2, 3, 3), A(3, lo=1.0, hi=2.0), complex=False)
+def phase_over_s_stacked(m, s):
+    return phase_over_s(m, s * s) * s
+
+
+@case("s2sad.runtime.phase_over_s", A(3, 3), A(3, lo=1.0, hi=2.0), complex=False)
+def phase_over_s_real(m, s):
+    return phase_over_s(m, s) + m * s
+
+
 @case("s2sad.runtime.unnorm_ord", A(3, 4), A(3, 4))
 def unnorm_ord_(g, x):
     vector = unnorm_ord(g[:, 0], x, np.linalg.norm(x, 3, axis=1), 3, 1)
@@ -702,7 +776,7 @@ def unnorm_ord_(g, x):
     return vector + unnorm_ord(g[0, 0], x, np.linalg.norm(x, np.inf), np.inf) * g
 
 
-@case("s2sad.runtime.unnorm_ord", A(4, 3), A(4, 3), complex=False)
+@case("s2sad.runtime.unnorm_ord", A(4, 3), A(4, 3))
 def unnorm_ord_spectral(g, x):
     return unnorm_ord(g[0, 0], x, np.linalg.norm(x, 2), 2) + unnorm_ord(g[0, 1], x, np.linalg.norm(x, "nuc"), "nuc")
 
