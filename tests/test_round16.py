@@ -100,3 +100,20 @@ def test_jacobian_of_both_modes_with_a_lifted_local_function():
     x = np.array([0.7, -1.2, 0.4])
     for mode in (None, "forward", "reverse"):
         assert np.allclose(s2sad.jacobian(passes_a_local_function, mode=mode)(x), np.diag(2 * x))
+
+
+def mean_of_comprehension(x):
+    vals = [x**i for i in range(4)]
+    return np.mean(vals)
+
+
+def sum_of_rows(x):
+    rows = [np.sin(x) * k for k in range(3)]
+    return np.sum(rows) + np.sum(np.stack(rows)[1] ** 2)
+
+
+@pytest.mark.parametrize("f, x", [(mean_of_comprehension, 0.6), (sum_of_rows, np.array([0.3, -0.8]))])
+def test_a_numpy_rule_on_a_whole_appended_list(f, x):
+    # the rule's adjoint of the list is an array; the adjoint sweep of append pops items from it
+    assert_exact_or_refused(f, [x])
+    s2sad.grad(f)(x), s2sad.hessian(f)(x)  # exact, not refused

@@ -24,6 +24,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     unmatmul_x,
     unmatmul_y,
     unnorm,
+    listed,
     unpacked_adjoint,
     unpacked_tangent,
     unreduce,
@@ -316,6 +317,16 @@ def unpacked_adjoint(z, parts, x):
 @reverse_rule(runtime.unpacked_adjoint, name="s2sad.runtime.unpacked_adjoint")
 def unpacked_adjoint(z, parts, x):
     bparts += unpacked_adjoint(bz, parts)
+
+
+@forward_rule(runtime.listed, name="s2sad.runtime.listed")
+def listed(z, g):
+    dz = listed(dg)
+
+
+@reverse_rule(runtime.listed, name="s2sad.runtime.listed")
+def listed(z, g):
+    bg += unpacked_adjoint(bz, g)
 
 
 @forward_rule(runtime.unpacked_tangent, name="s2sad.runtime.unpacked_tangent")

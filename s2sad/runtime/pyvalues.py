@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ndarray_item", "ndarray_tolist", "index_of_max", "index_of_min", "unpacked_adjoint", "unpacked_tangent"]
+__all__ = [
+    "ndarray_item",
+    "ndarray_tolist",
+    "index_of_max",
+    "index_of_min",
+    "listed",
+    "unpacked_adjoint",
+    "unpacked_tangent",
+]
 
 
 def ndarray_item(x, *index):
@@ -43,6 +51,12 @@ def unpacked_adjoint(parts, x):
     if isinstance(x, list):  # a new list: the adjoint sweep may pop items off it
         return list(parts)
     return tuple(parts)
+
+
+def listed(g):
+    """The adjoint of a list as a list: a NumPy rule on the whole list (``np.mean(vals)``) gives an array
+    of its items' adjoints, which the adjoint sweep of ``vals.append(v)`` pops one by one."""
+    return g if isinstance(g, list) else list(g)
 
 
 def unpacked_tangent(dx, x):

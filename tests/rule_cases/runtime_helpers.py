@@ -10,6 +10,7 @@ from s2sad.runtime import (
     astype_of,
     broadcast_like,
     expect_scalar,
+    listed,
     norm_moves,
     own,
     scatter,
@@ -202,6 +203,12 @@ def unkron_b_(g, a, b):
 @case("s2sad.runtime.unpacked_adjoint", A(3), A(3), A(2, 3))
 def unpacked_adjoint_(a, b, x):
     return unpacked_adjoint((a * b, b), x) * x
+
+
+@case("s2sad.runtime.listed", A(2, 3), A(2, 3))
+def listed_(a, b):
+    rows = listed(a * b)
+    return rows[0] * rows[1] + rows[1]
 
 
 @case("s2sad.runtime.unpacked_tangent", A(2, 3), A(2, 3), A(2, 3))
