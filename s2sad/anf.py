@@ -902,6 +902,12 @@ class _ANF:
     def s_If(self, node):
         numbers = self.numbers_in_orelse(node.test)
         cond = self.condition(node.test)
+        if cond.id in {self.env.get(u, u) for u in assigned_names(node.body + node.orelse)}:
+            # a branch rebinds the test's name (``if t: t = b`` from ``a and b``): the adjoint replays
+            # the branch taken, so it tests a flag of its own
+            flag = self.names.fresh("cond", Role.FLAG)
+            self.emit(assign(flag, cond), node.test)
+            cond = name(flag)
         self.depth += 1
         self.predeclare(node.body + node.orelse)
         changing = self.memories_of(node.body + node.orelse)

@@ -6,6 +6,8 @@ argument's value from before the call.  Where the argument (or a name sharing it
 the call, f sees the change and s2sad refuses at the user's line."""
 
 import copy
+import dataclasses
+import typing
 
 import numpy as np
 import pytest
@@ -244,3 +246,102 @@ def test_dict_write_in_for_k_exact():
 @pytest.mark.parametrize("f", DICT_LOOPS)
 def test_dict_write_in_for_k_every_mode(f):
     assert check(f, [{"a": np.array([1.0, 2.0]), "b": np.array([3.0, -1.0])}]) == []
+
+
+# ---- f writes into an array held by an argument it is not differentiated for (``w = m.w; w[0] += x[0]``)
+
+
+class _Model:
+    def __init__(self, w, scale):
+        self.w = w
+        self.scale = scale
+
+
+@dataclasses.dataclass
+class _Params:
+    w: np.ndarray
+    scale: float = 1.0
+
+
+class _Pair(typing.NamedTuple):
+    w: np.ndarray
+    scale: float
+
+
+def _writes_attribute(x, m):
+    w = m.w
+    w[0] += x[0]
+    return np.sum(w * x)
+
+
+def _writes_attribute_scaled(x, m):
+    w = m.w
+    w[1] += x[0] * x[2]
+    w *= 2.0
+    return np.sum(w * np.sin(x))
+
+
+def _writes_attribute_then_reads_it(x, m):
+    m.w[1] += x[0] * x[2]
+    return np.sum(m.w * np.sin(x))
+
+
+def _holders():
+    w = np.array([1.0, 2.0, 3.0])
+    return [_Model(w.copy(), 2.0), _Params(w.copy(), 1.5), _Pair(w.copy(), 0.5)]
+
+
+def _same(a, b) -> bool:
+    """Deep equality of arguments (arrays, NamedTuples, dataclasses, plain objects)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and np.array_equal(a, b)
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same(u, v) for u, v in zip(a, b))
+    if hasattr(a, "__dict__"):
+        return a.__dict__.keys() == b.__dict__.keys() and all(_same(a.__dict__[k], b.__dict__[k]) for k in a.__dict__)
+    return a == b
+
+
+@pytest.mark.parametrize("f", [_writes_attribute, _writes_attribute_scaled])
+@pytest.mark.parametrize("kind", ["object", "dataclass", "namedtuple"])
+def test_write_into_an_undifferentiated_argument_every_mode(f, kind):
+    x0 = np.array([0.7, -1.2, 0.4])
+    m0 = _holders()[["object", "dataclass", "namedtuple"].index(kind)]
+
+    def pure(v):  # f on fresh copies: its value as of the call
+        return f(copy.deepcopy(v), copy.deepcopy(m0))
+
+    grad = numeric_grad(pure, [x0], 0)
+    hess = numeric_grad(lambda v: numeric_grad(pure, [v], 0), [x0], 0, eps=1e-4)
+    tangent = np.array([0.3, -0.5, 0.8])
+    x, m = x0.copy(), copy.deepcopy(m0)
+    calls = {
+        "grad": (lambda: s2sad.grad(f)(x, m), grad),
+        "value_and_grad": (lambda: s2sad.value_and_grad(f)(x, m), (pure(x0), grad)),
+        "vjp": (lambda: s2sad.vjp(f)(x, m, 2.0), 2.0 * grad),
+        "jvp": (lambda: s2sad.jvp(f)(x, m, tangent), (pure(x0), grad @ tangent)),
+        "jacobian forward": (lambda: s2sad.jacobian(f, mode="forward")(x, m), grad),
+        "jacobian reverse": (lambda: s2sad.jacobian(f, mode="reverse")(x, m), grad),
+        "jacobian": (lambda: s2sad.jacobian(f)(x, m), grad),
+        "hessian": (lambda: s2sad.hessian(f)(x, m), hess),
+    }
+    for mode, (call, expected) in calls.items():
+        for _ in range(2):  # the same call twice gives the same numbers
+            got = call()
+            assert _same(x, x0) and _same(m, m0), f"{mode} changed its arguments"
+            for g, e in zip(*((got, expected) if isinstance(expected, tuple) else ((got,), (expected,)))):
+                np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6, err_msg=mode)
+
+
+@pytest.mark.parametrize("kind", ["object", "dataclass", "namedtuple"])
+def test_write_into_an_argument_read_again_refused_at_the_line(kind):
+    x0 = np.array([0.7, -1.2, 0.4])
+    m0 = _holders()[["object", "dataclass", "namedtuple"].index(kind)]
+    x, m = x0.copy(), copy.deepcopy(m0)
+    line = _writes_attribute_then_reads_it.__code__.co_firstlineno + 1
+    for make in (s2sad.grad, s2sad.jvp, s2sad.jacobian, s2sad.hessian):
+        with pytest.raises(s2sad.DifferentiationError, match=rf"test_param_writes.py:{line}:\d+: in-place write"):
+            make(_writes_attribute_then_reads_it)(x, m, *([np.ones(3)] if make is s2sad.jvp else []))
+        assert _same(x, x0) and _same(m, m0)

@@ -538,3 +538,54 @@ def refused_walrus_read_before(x):
 def test_still_refused_with_a_location(f, words):
     with pytest.raises(DifferentiationError, match=rf"test_syntax\.py:\d+:\d+: .*{words}"):
         s2sad.grad(f)(0.5)
+
+
+# ---- `a and b` / `or` values, and an `if` whose test name its branch rebinds ----------------
+
+
+def and_gives_array(x):
+    w = (x[0] > -10) and x  # Python: w is x
+    return np.sum(w**2)
+
+
+def or_gives_array(x):
+    w = (x[0] > 10) or x * 3.0
+    return np.sum(w**2)
+
+
+def _present(w):
+    return w is not None and w
+
+
+def helper_and_gives_array(x):
+    return np.sum(_present(x) ** 2)
+
+
+def branch_rebinds_its_test(x):
+    c = x[0] > 0
+    y = x
+    if c:
+        c = x[1] > 5
+        y = x * 3.0
+    return np.sum(y**2)
+
+
+def and_value_in_a_loop(x):
+    total = 0.0
+    for i in range(3):
+        w = (x[i] > 0) and x * x[i]
+        total = total + np.sum(w * x)
+    return total
+
+
+@pytest.mark.parametrize(
+    "f", [and_gives_array, or_gives_array, helper_and_gives_array, branch_rebinds_its_test, and_value_in_a_loop]
+)
+def test_bool_values_and_rebound_tests(f):
+    x = X3.copy()
+    check_all(f, [x])
+    expected = numeric_grad(f, [x], 0)
+    assert_close(s2sad.vjp(f)(x, 1.0), expected)
+    for mode in ("forward", "reverse"):
+        assert_close(s2sad.jacobian(f, mode=mode)(x), expected)
+    assert np.array_equal(x, X3)

@@ -7,6 +7,7 @@ one is plain enough to be copied into a standalone module (``--standalone``).
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -419,14 +420,53 @@ def add_seq(a, b):
 
 def copy_input(x):
     """A private copy of an argument that the function writes into: arrays and lists are copied (lists
-    element by element), so derivative code never changes the caller's data."""
+    element by element), and so are tuples, NamedTuples, dataclasses and other user objects holding
+    arrays (``m.w``), so derivative code never changes the caller's data."""
+    return _private(x, {})
+
+
+_NOT_DATA = ("numpy", "s2sad", "math", "builtins", "scipy", "typing", "abc", "enum", "collections", "functools")
+
+
+def _private(x, memo):
     if isinstance(x, np.ndarray):
         return x.copy()
+    if isinstance(x, (str, bytes, int, float, complex, np.generic)) or x is None:
+        return x
+    if id(x) in memo:  # shared inside the argument (or a cycle): shared in the copy
+        return memo[id(x)]
     if isinstance(x, list):
-        return [copy_input(v) for v in x]
+        out = memo[id(x)] = []
+        out.extend(_private(v, memo) for v in x)
+        return out
     if isinstance(x, dict):
-        return {k: copy_input(v) for k, v in x.items()}
-    return x
+        out = memo[id(x)] = {}
+        out.update((k, _private(v, memo)) for k, v in x.items())
+        return out
+    if isinstance(x, tuple):
+        items = [_private(v, memo) for v in x]
+        if all(a is b for a, b in zip(items, x)):
+            return x
+        return tuple(items) if type(x) is tuple else type(x)._make(items) if hasattr(x, "_make") else x
+    if (getattr(type(x), "__module__", "") or "").split(".")[0] in _NOT_DATA or isinstance(x, type):
+        return x
+    fields = dict(getattr(x, "__dict__", None) or {})  # an object: its attributes and slots
+    for cls in type(x).__mro__:
+        slots = vars(cls).get("__slots__", ())
+        fields.update({k: getattr(x, k) for k in ((slots,) if isinstance(slots, str) else slots) if hasattr(x, k)})
+    fields.pop("__dict__", None)
+    fields.pop("__weakref__", None)
+    out = memo[id(x)] = copy.copy(x)
+    changed = False
+    for k, v in fields.items():
+        new = _private(v, memo)
+        if new is not v:
+            object.__setattr__(out, k, new)  # (also a frozen dataclass)
+            changed = True
+    if not changed:
+        memo[id(x)] = x
+        return x
+    return out
 
 
 def updates_in_place(x):
