@@ -531,8 +531,8 @@ class _ANF:
         path = self.typed_path(node.iter)
         types = self.ns.fn.__s2sad_types__ if path is not None else None
         seq = None if types is None else typed_object(self.ns.fn, path)
-        if not isinstance(seq, (list, tuple)) or typed_object(self.ns.fn, f"{path}[*]") is not None or not seq:
-            return False  # (one class: one loop body serves every item)
+        if not isinstance(seq, (list, tuple)) or not seq or types.items_alike(path):
+            return False  # (items alike: one loop body serves every item)
         if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in walk(node)) or len(seq) > 64:
             return False
         types.length(path)

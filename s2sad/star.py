@@ -308,11 +308,12 @@ class Typing:
     dispatcher checks on later calls.  ``view`` gives a called function's parameters the paths of its
     arguments (``helper(x, model.layer)``); ``without`` forgets what ``f`` rebinds."""
 
-    def __init__(self, objects: dict, names=None, shared=None, stopped=frozenset()):
+    def __init__(self, objects: dict, names=None, shared=None, stopped=frozenset(), roots=None):
         self.objects = objects  # parameter -> the object of the call that generation follows
         self.names = names if names is not None else {p: p for p in objects}  # parameter -> dispatcher path
         self.shared = shared if shared is not None else ({}, {})  # (guards, called)
         self.stopped = frozenset(stopped)  # attributes f assigns (model.layer = ...): not typed
+        self.roots = roots if roots is not None else objects  # the dispatcher's objects (paths follow from them)
 
     def _key(self):
         return (id(self.shared), tuple(sorted(self.names.items())), self.stopped)
@@ -335,7 +336,7 @@ class Typing:
         one :func:`kind_of`."""
         if self.stopped.intersection(_steps(path)[1]):
             return _NONE
-        found = _follow(self.objects, path)
+        found = self._found(path)
         if not found or any(kind_of(o) != kind_of(found[0]) for o in found[1:]):
             return _NONE
         return found[0]
@@ -351,7 +352,7 @@ class Typing:
 
     def length(self, path: str) -> int | None:
         """The length of the list or tuple at ``path`` (recorded: the derivative is for that length)."""
-        found = _follow(self.objects, path)
+        found = self._found(path)
         if len(found) != 1 or not isinstance(found[0], (list, tuple)):
             return None
         self.shared[0][self._full(path) + "#len"] = ("len", len(found[0]))
@@ -361,10 +362,29 @@ class Typing:
         first = _steps(path)[0]
         return self.names[first] + path[len(first) :]
 
+    def _found(self, path) -> list:
+        """The objects at ``path``, followed from the dispatcher's objects: a parameter given every item
+        (``self`` of ``layer.forward(x)`` for ``layer in model.layers``) reaches every item's attributes."""
+        if _steps(path)[0] not in self.names:
+            return []
+        return _follow(self.roots, self._full(path))
+
+    def items_alike(self, path: str) -> bool:
+        """Whether every item of the list or tuple at ``path`` is alike in all generation may ask about
+        through ``[*]`` (the classes, stored functions and objects of their attributes, at any depth):
+        one loop body then serves every item; else the loop is written out item by item."""
+        found, memo = self._found(path + "[*]"), {}
+        try:
+            shapes = [_shape(o, memo) for o in found]
+        except _TooBig:
+            return False
+        return bool(shapes) and all(s == shapes[0] for s in shapes[1:])
+
     def method(self, path: str, attr: str, where: str) -> None:
         """``obj.attr(...)`` is differentiated as the class's method: refused if the object hides it."""
-        self.shared[1][(self._full(path), attr)] = where
-        for obj in _follow(self.objects, path):
+        # the first place named: the user's line (generated code differentiated again names its own)
+        where = self.shared[1].setdefault((self._full(path), attr), where)
+        for obj in self._found(path):
             if attr in (getattr(obj, "__dict__", None) or ()):
                 raise hidden_error(where, path, attr, type(obj))
 
@@ -372,14 +392,57 @@ class Typing:
         """A called function's: its parameter -> the path (here) of the argument it is given."""
         objects = {p: self.obj(path) for p, path in mapping.items()}
         names = {p: self._full(path) for p, path in mapping.items() if objects[p] is not _NONE}
-        return Typing({p: o for p, o in objects.items() if o is not _NONE}, names, self.shared, self.stopped)
+        objects = {p: o for p, o in objects.items() if o is not _NONE}
+        return Typing(objects, names, self.shared, self.stopped, self.roots)
 
     def without(self, names, attributes) -> Typing:
         objects = {p: o for p, o in self.objects.items() if p not in names}
-        return Typing(objects, {p: self.names[p] for p in objects}, self.shared, self.stopped | set(attributes))
+        names = {p: self.names[p] for p in objects}
+        return Typing(objects, names, self.shared, self.stopped | set(attributes), self.roots)
 
 
 _NONE = object()
+
+
+def _shape(obj, memo: dict):
+    """What generation may ask about ``obj`` and what it reaches (:func:`kind_of` of it, of its
+    attributes and properties, of a bound method's object, of items), as a comparable value; ``memo``
+    (id -> shape, shared by the items compared) visits each object once, a cycle back is a marker."""
+    kind = kind_of(obj)
+    if isinstance(obj, (np.ndarray, np.generic, int, float, complex, str, type(None))):
+        return kind
+    if id(obj) in memo:
+        return memo[id(obj)]
+    if len(memo) > 5000:
+        raise _TooBig
+    memo[id(obj)] = ("cycle", kind)
+    if isinstance(obj, types.MethodType):
+        out = kind, _shape(obj.__self__, memo)
+    elif _is_sequence(obj):
+        out = kind, len(obj), tuple(_shape(o, memo) for o in obj)
+    elif isinstance(obj, dict):
+        out = kind, tuple((k, _shape(v, memo)) for k, v in obj.items())
+    elif not isinstance(getattr(obj, "__dict__", None), dict) or isinstance(obj, (type, types.FunctionType)):
+        out = kind
+    else:
+        own = obj.__dict__
+        names = list(own) + [
+            n for c in type(obj).__mro__ for n, e in c.__dict__.items() if isinstance(e, property) and n not in own
+        ]
+        attrs = []
+        for n in names:
+            try:
+                value = _instance_attribute(obj, n)
+            except Exception:  # noqa: BLE001 -- a getter that fails: not alike to anything
+                value = object()
+            attrs.append((n, None if value is _NONE else _shape(value, memo)))
+        out = kind, tuple(attrs)
+    memo[id(obj)] = out
+    return out
+
+
+class _TooBig(Exception):
+    pass
 
 
 def kind_of(obj):
@@ -709,13 +772,22 @@ def dispatcher(fn, chain: list, build):
     verbose), ...]`` (a derivative of a derivative adds a step); ``build(fn, kind, wrt, verbose)`` is
     the API's cached generation.  Each call specializes ``fn`` to its arguments, generates (or takes
     from the cache) the derivative of that specialization, and calls it."""
-    sig = inspect.signature(fn)
     typed = receivers(fn)
-    params = list(sig.parameters.values())
-    # plain positional parameters: a call without keywords binds by position (no sig.bind per call)
-    simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
-    least = sum(p.default is p.empty for p in params)
-    positions = [(i, params[i].default) for i in range(len(params)) if params[i].name in typed]
+    read = {}  # the signature as of fn's current defaults (a replaced default, act=fn2, is an object now)
+
+    def signature():
+        if read.get("defaults") is not (fn.__defaults__, fn.__kwdefaults__):
+            sig = inspect.signature(fn)
+            params = list(sig.parameters.values())
+            read["defaults"] = (fn.__defaults__, fn.__kwdefaults__)
+            read["sig"], read["params"] = sig, params
+            # plain positional parameters: a call without keywords binds by position (no sig.bind per call)
+            read["simple"] = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
+            read["least"] = sum(p.default is p.empty for p in params)
+            read["positions"] = [(i, params[i].default) for i in range(len(params)) if params[i].name in typed]
+        return read["sig"], read["params"], read["simple"], read["least"], read["positions"]
+
+    sig = signature()[0]
     typed_globals = [g for g in typed if g not in sig.parameters]  # helper(x, M): M's object now
     positional_typed = [p for p in typed if p in sig.parameters]
     kind0 = chain[-1][0]
@@ -735,6 +807,7 @@ def dispatcher(fn, chain: list, build):
             )
         split = len(args) - extra_count_now
         fargs, trailing = args[:split], args[split:]
+        sig, params, simple, least, positions = signature()
         if simple and not kwargs and least <= len(fargs) <= len(params):
             objects = {params[i].name: fargs[i] if i < len(fargs) else d for i, d in positions}
         else:

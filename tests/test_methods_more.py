@@ -259,6 +259,122 @@ def test_items_of_different_classes_in_a_loop():
         close(g(0.3, m), numeric_grad(through_all, [0.3, m], 0))
 
 
+class Stored:
+    """Items of one class whose stored function differs (``Stored(np.cos)``, ``Stored(np.sin)``)."""
+
+    def __init__(self, fn, inner=None):
+        self.fn = fn
+        self.inner = inner
+
+    def forward(self, v):
+        return self.fn(v)
+
+    def deep(self, v):
+        return self.inner.forward(v) + v
+
+
+def through_stored(x, model):
+    for layer in model.layers:
+        x = layer.forward(x)
+    return np.sum(x)
+
+
+def through_stored_deep(x, model):
+    for layer in model.layers:
+        x = layer.deep(x)
+    return np.sum(x)
+
+
+def through_stored_with_break(x, model):
+    for layer in model.layers:
+        x = layer.forward(x)
+        if np.sum(x) > 100.0:
+            break
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("f", [through_stored, through_stored_deep])
+def test_items_of_one_class_with_different_stored_functions(f):
+    x = np.array([0.7, -1.2, 0.4])
+    for fns in ([np.cos, np.sin], [my_sin, np.cos, my_tanh], [np.sin, np.sin], [np.sin, lambda v: v * v]):
+        m = Seq([Stored(fn, Stored(fn)) for fn in fns])
+        check(f, [x, m])
+
+
+def test_a_stored_function_of_an_item_rebound_is_never_stale():
+    x = np.array([0.7, -1.2, 0.4])
+    for f in (through_stored, through_stored_deep):
+        m = Seq([Stored(np.sin, Stored(np.sin)), Stored(np.sin, Stored(np.sin))])
+        made = [s2sad.grad(f), s2sad.value_and_grad(f), s2sad.jvp(f), s2sad.hessian(f)]
+        for fn in (np.cos, my_tanh, np.sin, np.exp):
+            for d in made:
+                d(x, m) if d is not made[2] else d(x, m, x)
+            m.layers[0].fn = m.layers[0].inner.fn = fn  # the first item's function rebound
+            expected = numeric_grad(f, [x, m], 0)
+            close(made[0](x, m), expected)
+            v, d = made[1](x, m)
+            assert np.array_equal(v, f(x, m))
+            close(d, expected)
+            close(made[2](x, m, x)[1], numeric_jvp(f, [x, m], [0], [x]))
+            close(made[3](x, m), numeric_hessian(f, [x, m], 0), 1e-4)
+
+
+def test_items_that_differ_in_a_loop_that_cannot_be_written_out_are_refused_at_the_users_line():
+    line = Stored.forward.__code__.co_firstlineno + 1  # self.fn(v): not the same function for every item
+    m = Seq([Stored(np.cos), Stored(np.sin)])
+    with pytest.raises(DifferentiationError, match=rf"test_methods_more.py:{line}:\d+: "):
+        s2sad.grad(through_stored_with_break)(np.array([0.7, -1.2]), m)
+    m = Seq([Stored(np.sin), Stored(np.sin)])
+    g = s2sad.grad(through_stored_with_break)
+    close(g(np.array([0.7, -1.2]), m), numeric_grad(through_stored_with_break, [np.array([0.7, -1.2]), m], 0))
+    m.layers[1].fn = np.cos
+    with pytest.raises(DifferentiationError, match=rf"test_methods_more.py:{line}:\d+: "):
+        g(np.array([0.7, -1.2]), m)
+
+
+def square(t):
+    return t**2
+
+
+def cube(t):
+    return t**3
+
+
+def test_a_function_default_replaced_is_never_stale():
+    x = np.array([0.7, -1.2, 0.4])
+
+    def positional(x, act=square):
+        return np.sum(act(x))
+
+    def keyword_only(x, *, act=square):
+        return np.sum(act(x))
+
+    def lambda_default(x, act=lambda t: t * t):
+        return np.sum(act(x))
+
+    for f in (positional, keyword_only, lambda_default):
+        made = [s2sad.grad(f), s2sad.value_and_grad(f), s2sad.jvp(f), s2sad.hessian(f)]
+        for act in (cube, np.sin, lambda t: t**4, square):
+            for d in made:
+                d(x) if d is not made[2] else d(x, x)
+            if f is keyword_only:
+                f.__kwdefaults__ = {"act": act}
+            else:
+                f.__defaults__ = (act,)
+            expected = numeric_grad(f, [x], 0)
+            try:
+                close(made[0](x), expected)
+                v, d = made[1](x)
+                assert np.array_equal(v, f(x))
+                close(d, expected)
+                close(made[2](x, x)[1], numeric_jvp(f, [x], [0], [x]))
+                close(made[3](x), numeric_hessian(f, [x], 0), 1e-4)
+            except DifferentiationError as e:  # the promise: refused, saying to make it again
+                assert "defaults" in str(e) and "again" in str(e)
+                made = [s2sad.grad(f), s2sad.value_and_grad(f), s2sad.jvp(f), s2sad.hessian(f)]
+            check(f, [x])
+
+
 # ---- 5. methods named like NumPy's or builtins --------------------------------------------------
 class Named:
     def __init__(self, a=2.0):
@@ -363,6 +479,19 @@ def calls_static(x, m):
 @pytest.mark.parametrize("cls", [WithStatic, Stronger])
 def test_static_and_class_methods_through_an_object(f, cls):
     check(f, [0.3, cls()])
+
+
+def test_a_static_method_hidden_later_is_refused_at_the_users_line_in_every_mode():
+    line = calls_static.__code__.co_firstlineno + 1
+    m = WithStatic()
+    made = [s2sad.grad(calls_static), s2sad.jvp(calls_static), s2sad.hessian(calls_static)]
+    made += [s2sad.jvp(s2sad.grad(calls_static))]
+    for d in made:
+        d(0.3, m) if d is made[0] or d is made[2] else d(0.3, m, 1.0)
+    m.helper = lambda v: v**3  # the instance attribute hides the static method
+    for d in made:
+        with pytest.raises(DifferentiationError, match=rf"^[^<]*test_methods_more.py:{line}:\d+: 'm' has its own"):
+            d(0.3, m) if d is made[0] or d is made[2] else d(0.3, m, 1.0)
 
 
 def test_static_and_class_methods_of_another_class_are_never_stale():
