@@ -748,6 +748,11 @@ class _ANF:
             self.dict_write(base, index, value, stmt)
             return
         self.check_write(base, stmt)
+        if isinstance(value, gast.Name) and (value.id == base or value.id in self.aliases.shared(base)):
+            # a[::-1] = a: NumPy reads the right side whole before it writes (it buffers the overlap)
+            tmp = self.names.temp()
+            self.emit(assign(tmp, self.np_call("copy", [value], [], stmt)), stmt)
+            value = name(tmp)
         target = gast.Subscript(value=name(base), slice=index, ctx=gast.Store())
         self.emit(gast.Assign(targets=[target], value=value, type_comment=None), stmt)
         self.after_write(base, stmt)

@@ -117,3 +117,32 @@ def test_a_numpy_rule_on_a_whole_appended_list(f, x):
     # the rule's adjoint of the list is an array; the adjoint sweep of append pops items from it
     assert_exact_or_refused(f, [x])
     s2sad.grad(f)(x), s2sad.hessian(f)(x)  # exact, not refused
+
+
+def reversed_into_itself(x):
+    a = x * 1.0
+    a[::-1] = a  # NumPy reads the right side whole first: a becomes x reversed
+    return np.sum(a * np.arange(4.0))
+
+
+def whole_into_itself_in_a_loop(x):
+    a = x * 1.0
+    for _ in range(2):
+        a[:] = a
+        a[[3, 2, 1, 0]] = a
+    return np.sum(a * np.arange(4.0) * a)
+
+
+def view_into_its_base(x):
+    a = x * 1.0
+    v = a[1:]
+    a[:3] = v
+    return np.sum(a * np.arange(4.0) * a)
+
+
+@pytest.mark.parametrize("f", [reversed_into_itself, whole_into_itself_in_a_loop, view_into_its_base])
+def test_an_array_written_with_its_own_memory(f):
+    # round 17: the adjoint of a[i] = a zeroed ba[i] after adding it to itself: a zero gradient
+    x = np.array([0.3, -0.7, 1.2, 0.5])
+    assert_exact_or_refused(f, [x])  # (the loop's Hessian is refused)
+    s2sad.grad(f)(x), s2sad.jvp(f)(x, np.ones(4))  # exact, not refused
