@@ -146,3 +146,22 @@ def test_an_array_written_with_its_own_memory(f):
     x = np.array([0.3, -0.7, 1.2, 0.5])
     assert_exact_or_refused(f, [x])  # (the loop's Hessian is refused)
     s2sad.grad(f)(x), s2sad.jvp(f)(x, np.ones(4))  # exact, not refused
+
+
+def std_squared(x):
+    return np.std(x) ** 2
+
+
+def test_the_second_derivative_of_std_at_a_constant_slice_is_refused_not_zero():
+    # round 17: reverse-over-reverse gave 0 (the exact Hessian of std**2 = var there is 2/n (I - 1/n))
+    x, w = np.array([2.0, 2.0, 2.0]), np.array([1.0, -2.0, 0.5])
+    g = s2sad.grad(std_squared)
+
+    def along_w(y):
+        return np.sum(g(y) * w)
+
+    for second in (s2sad.grad(along_w), s2sad.hessian(std_squared)):
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_round16\.py:\d+:\d+: np\.std has no second"):
+            second(x)
+    assert np.allclose(s2sad.grad(along_w)(np.array([2.0, 1.0, 0.5])), (2 / 3) * (np.eye(3) - 1 / 3) @ w)
+    assert s2sad.grad(np.std)(np.array([3.0])) == 0.0  # one value: std is constant

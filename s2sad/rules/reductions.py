@@ -10,6 +10,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     cumprod_tangent,
     match_complex,
     others_product,
+    over_std,
     spread_weights,
     unbroadcast,
     uncumprod,
@@ -86,7 +87,7 @@ def var(y, a, axis=None, ddof=0, keepdims=False):
 
 @reverse_rule(np.std, kind=REDUCTION)
 def std(y, a, axis=None, ddof=0, keepdims=False):
-    ba += unreduce(np.real(by) / np.where(y == 0, np.inf, y), a, axis, keepdims) * np.conj(a - np.mean(a, axis=axis, keepdims=True)) / (np.size(a) / np.size(y) - ddof)
+    ba += unreduce(over_std(by, y, np.size(a) / np.size(y)), a, axis, keepdims) * np.conj(a - np.mean(a, axis=axis, keepdims=True)) / (np.size(a) / np.size(y) - ddof)
 
 
 @forward_rule(np.std, kind=REDUCTION)

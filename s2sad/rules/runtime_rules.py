@@ -11,8 +11,10 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     item_of,
     listed,
     norm_moves,
+    over_std,
     own,
     scatter,
+    std_moves,
     stored,
     tree_add,
     unbroadcast,
@@ -123,6 +125,28 @@ def unnorm(z, g, x, y, axis=None, keepdims=False):
     bg += np.reshape(np.sum(np.real(bz * np.conj(x)) * inverse, axis=axis, keepdims=keepdims), np.shape(g))
     bx += unnorm(g, norm_moves(bz, x, y, axis, keepdims), y, axis, keepdims)
     by -= np.reshape(np.sum(np.real(bz * z) * inverse, axis=axis, keepdims=keepdims), np.shape(y))
+
+
+# z = Re(g) / y (0 where y == 0): where a standard deviation is 0 its adjoint has no derivative (std_moves refuses)
+@forward_rule(runtime.over_std, name="s2sad.runtime.over_std")
+def over_std(z, g, y, n):
+    dz = std_moves(over_std(dg, y, n) - over_std(z * np.real(dy), y, n), y, n)
+
+
+@reverse_rule(runtime.over_std, name="s2sad.runtime.over_std")
+def over_std(z, g, y, n):
+    bg += std_moves(unbroadcast(over_std(bz, y, n), g), y, n)
+    by -= std_moves(unbroadcast(over_std(np.real(bz) * z, y, n), y), y, n)
+
+
+@forward_rule(runtime.std_moves, name="s2sad.runtime.std_moves")
+def std_moves(z, t, y, n):
+    dz = std_moves(dt, y, n)
+
+
+@reverse_rule(runtime.std_moves, name="s2sad.runtime.std_moves")
+def std_moves(z, t, y, n):
+    bt += std_moves(bz, y, n)
 
 
 @forward_rule(runtime.norm_moves, name="s2sad.runtime.norm_moves")

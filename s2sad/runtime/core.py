@@ -29,6 +29,8 @@ __all__ = [
     "unbroadcast",
     "unreduce",
     "norm_moves",
+    "over_std",
+    "std_moves",
     "zeros_like",
     "copy_input",
     "updates_in_place",
@@ -386,6 +388,23 @@ def unnorm(g, x, y, axis=None, keepdims=False):
     if np.iscomplexobj(x):
         g, x = np.real(g), np.conj(x)
     return unreduce(g, x, axis, keepdims) * np.where(y == 0, 0.0, x / safe)
+
+
+def over_std(g, y, n):
+    """``Re(g) / y`` for the adjoint ``g`` of a standard deviation ``y`` of ``n`` values each; 0 where ``y`` is 0
+    (a constant slice: np.std has no derivative there unless ``n`` is 1, where it is constant)."""
+    return np.real(g) / np.where(y == 0, np.inf, y)
+
+
+def std_moves(t, y, n):
+    """``t``, after checking that no standard deviation ``y`` of ``n > 1`` values is 0: there ``(a - mean) / y``
+    has no limit, so a second derivative through np.std's adjoint is refused (``hessian(np.std(x) ** 2)`` at a
+    constant ``x`` included: its limit is not local)."""
+    if np.all(np.asarray(n) > 1) and np.any(np.asarray(y) == 0):
+        from .refusals import refusal
+
+        raise refusal("np.std has no second derivative where the standard deviation is 0 (a constant slice)")
+    return t
 
 
 def norm_moves(t, x, y, axis=None, keepdims=False):

@@ -12,8 +12,10 @@ from s2sad.runtime import (
     expect_scalar,
     listed,
     norm_moves,
+    over_std,
     own,
     scatter,
+    std_moves,
     unbroadcast,
     unconcatenate,
     undot_x,
@@ -101,6 +103,16 @@ def unnorm_complex(g, x, axis):
 @case("s2sad.runtime.norm_moves", A(3, 4), A(3, 4))
 def norm_moves_(t, x):
     return norm_moves(t * t, x, np.linalg.norm(x, axis=1), 1) + norm_moves(t, x, np.linalg.norm(x))
+
+
+@case("s2sad.runtime.over_std", A(3), A(3))
+def over_std_(g, a):
+    return over_std(g * a, 1.5 + np.abs(a) ** 2, 3)
+
+
+@case("s2sad.runtime.std_moves", A(3, 4), A(3))
+def std_moves_(t, a):
+    return std_moves(t * t, 1.5 + np.abs(a) ** 2, 4) * t
 
 
 @case("s2sad.runtime.astype_of", C(3, 4), A(3, 4))
