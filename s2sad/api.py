@@ -181,6 +181,8 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     steered = [(o, n, obj) for o, ns in gen.origins.values() if ns is not None for n, obj in ns.steered.items()]
     found = live.checks(origins, steered)
     found += method_checks(ns for _, ns in gen.origins.values() if ns is not None)
+    for holder, key, value in getattr(fn, "partial_keywords", ()):  # p.keywords['y'] = 5.0 later
+        found.append(live.Check("global", holder, key, value, unwrap(fn)))
     result = live.guard(impl, found, unwrap(fn), kind)
     written = _written_params(fn, param_names(fn)) | set(param_writes(unwrap(fn)))  # (out=, helpers, too)
     if written:

@@ -16,6 +16,7 @@ import inspect
 import itertools
 import linecache
 import types
+from collections.abc import Mapping
 
 from .errors import DifferentiationError
 
@@ -81,10 +82,12 @@ def normalize(obj):
         return obj
     args: tuple = ()
     kwargs: dict = {}
+    keywords = []  # (a partial's keywords dict, name, value): a dict its owner may change later
     what = obj
     for _ in range(100):
         if isinstance(obj, functools.partial):
             args = obj.args + args
+            keywords += [(obj.keywords, k, v) for k, v in obj.keywords.items() if k not in kwargs]
             kwargs = {**obj.keywords, **kwargs}
             obj = obj.func
         elif isinstance(obj, types.MethodType):
@@ -116,7 +119,9 @@ def normalize(obj):
             )
     if not args and not kwargs:
         return obj
-    return _bind(obj, args, kwargs, what)
+    bound = _bind(obj, args, kwargs, what)
+    bound.partial_keywords = tuple(keywords)  # checked on each call of the derivative (live.Check)
+    return bound
 
 
 def _user_call_method(obj) -> bool:
@@ -243,6 +248,8 @@ def method_checks(namespaces) -> list:
                 seen.add((id(holder), name))
                 if entry is MISSING:  # found on the class: must not be shadowed by the object itself
                     out.append(Check("absent", holder, name, ABSENT, ns.fn))
+                elif not isinstance(holder, Mapping):  # (an object, "__class__", its class)
+                    out.append(Check("attribute", holder, name, entry, ns.fn))
                 else:
                     out.append(Check("global", holder, name, entry, ns.fn))
     return out

@@ -193,6 +193,9 @@ def _call(call, stmt, ns: Namespace) -> Op:
     if method is not None:  # ``model.predict(x)``: ``Model.predict(model, x)``, the object a constant
         fn, receiver = method
         ns.methods.append(_class_entry(obj, call.func))
+        owner = obj.__self__ if isinstance(obj, types.MethodType) else obj
+        if not isinstance(owner, type):  # obj.__class__ = B later: B's method, not the derivative's
+            ns.methods.append((owner, "__class__", type(owner)))
         fn, keywords = at_call(fn, [receiver, *args], keywords, typed_arguments(fn, [receiver, *args], keywords, ns))
         return Op(CALL, stmt, fn=fn, args=[receiver, *args], keywords=keywords, what=f"{path}()")
     if is_record_class(obj):

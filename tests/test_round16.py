@@ -1,5 +1,6 @@
 """Breaks found by the round-16 blind testers (each was a wrong number), now exact or refused."""
 
+import functools
 import math
 
 import numpy as np
@@ -165,3 +166,46 @@ def test_the_second_derivative_of_std_at_a_constant_slice_is_refused_not_zero():
             second(x)
     assert np.allclose(s2sad.grad(along_w)(np.array([2.0, 1.0, 0.5])), (2 / 3) * (np.eye(3) - 1 / 3) @ w)
     assert s2sad.grad(np.std)(np.array([3.0])) == 0.0  # one value: std is constant
+
+
+def scaled(x, y=2.0):
+    return x * y
+
+
+def test_a_partials_keywords_changed_later_are_never_stale():
+    p = functools.partial(scaled, y=2.0)
+    d = s2sad.grad(p)
+    assert d(1.0) == 2.0
+    p.keywords["y"] = 5.0  # p(x) is now 5 x
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round16\.py:\d+:\d+: 'y' was redefined"):
+        d(1.0)
+    assert s2sad.grad(p)(1.0) == 5.0
+
+
+class Doubler:
+    def f(self, x):
+        return x * 2.0
+
+
+class Cuber:
+    def f(self, x):
+        return x * x * x
+
+
+OBJ = Doubler()
+
+
+def calls_a_global_objects_method(x):
+    return OBJ.f(x)
+
+
+def test_a_global_objects_class_changed_later_is_never_stale():
+    d = s2sad.grad(calls_a_global_objects_method)
+    assert d(2.0) == 2.0
+    OBJ.__class__ = Cuber
+    try:
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_round16\.py:\d+:\d+: '__class__' was redefined"):
+            d(2.0)
+        assert s2sad.grad(calls_a_global_objects_method)(2.0) == 12.0
+    finally:
+        OBJ.__class__ = Doubler
