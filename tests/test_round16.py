@@ -209,3 +209,14 @@ def test_a_global_objects_class_changed_later_is_never_stale():
         assert s2sad.grad(calls_a_global_objects_method)(2.0) == 12.0
     finally:
         OBJ.__class__ = Doubler
+
+
+def zero_to_the_y(y):
+    return 0.0**y + np.power(0.0, y) + math.pow(0.0, y)
+
+
+def test_powers_of_zero_are_exact_at_every_order():
+    # round 17: 0 * log(0) in the unselected branch of a where made the second derivative nan
+    for d in (s2sad.grad(zero_to_the_y), s2sad.grad(s2sad.grad(zero_to_the_y)), s2sad.hessian(zero_to_the_y)):
+        assert d(2.0) == 0.0
+    assert s2sad.grad(s2sad.grad(s2sad.grad(zero_to_the_y)))(2.0) == 0.0

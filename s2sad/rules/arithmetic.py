@@ -62,12 +62,12 @@ def truediv(z, x, y):
 @reverse_rule(operator.pow, np.power, kind=ELEMENTWISE)
 def pow(z, x, y):
     bx += bz * pow_deriv(x, y, 1)
-    by += bz * np.where(z == 0, 0.0, z * np.log(x))
+    by += bz * z * np.log(np.where(x == 0, 1.0, x))  # 0 where x == 0 (z is 0 there), at every order
 
 
 @forward_rule(operator.pow, np.power, kind=ELEMENTWISE)
 def pow(z, x, y):
-    dz = dx * pow_deriv(x, y, 1) + dy * np.where(z == 0, 0.0, z * np.log(x))
+    dz = dx * pow_deriv(x, y, 1) + dy * z * np.log(np.where(x == 0, 1.0, x))
 
 
 @reverse_rule(operator.mod, np.remainder, kind=ELEMENTWISE)

@@ -159,12 +159,12 @@ def atan2(z, y, x):
 @reverse_rule(math.pow, kind=SCALAR)
 def pow(z, x, y):
     bx += bz * pow_deriv(x, y, 1)
-    by += bz * np.where(z == 0, 0.0, z * np.log(x))
+    by += bz * z * np.log(np.where(x == 0, 1.0, x))  # 0 where x == 0 (z is 0 there), at every order
 
 
 @forward_rule(math.pow, kind=SCALAR)
 def pow(z, x, y):
-    dz = dx * pow_deriv(x, y, 1) + dy * np.where(z == 0, 0.0, z * np.log(x))
+    dz = dx * pow_deriv(x, y, 1) + dy * z * np.log(np.where(x == 0, 1.0, x))
 
 
 @reverse_rule(math.fabs, kind=SCALAR)
