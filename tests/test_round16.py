@@ -220,3 +220,14 @@ def test_powers_of_zero_are_exact_at_every_order():
     for d in (s2sad.grad(zero_to_the_y), s2sad.grad(s2sad.grad(zero_to_the_y)), s2sad.hessian(zero_to_the_y)):
         assert d(2.0) == 0.0
     assert s2sad.grad(s2sad.grad(s2sad.grad(zero_to_the_y)))(2.0) == 0.0
+
+
+def power_of_two_variables(p):
+    return p[0] ** p[1] + np.power(p[0], p[1])
+
+
+def test_the_third_derivative_of_x_to_the_y_where_y_is_0():
+    # round 18: d/dy of pow_deriv's where(s == 0, 0, s log x) dropped ds/dy log x where s was 0 only at the point
+    T = s2sad.jacobian(s2sad.hessian(power_of_two_variables))(np.array([2.0, 0.0]))
+    exact = 2 * 2 * np.log(2.0) / 2.0  # d3/dx dy dy of x**y = 2 x**(y-1) log x, twice
+    assert np.allclose([T[0, 1, 1], T[1, 0, 1], T[1, 1, 0]], exact)

@@ -12,15 +12,16 @@ from .registry import ELEMENTWISE, forward_rule, reverse_rule
 
 
 # s = falling(y, k) x ** (y - k): ds/dx = pow_deriv(x, y, k + 1); ds/dy = falling'(y, k) x ** (y - k) + s log x
+# (log x taken as 0 where x == 0: a where(s == 0, ...) would drop ds/dy log x where s is 0 only at the point)
 @reverse_rule(runtime.pow_deriv, name="s2sad.runtime.pow_deriv", kind=ELEMENTWISE)
 def pow_deriv_(s, x, y, k):
     bx += bs * pow_deriv(x, y, k + 1)
-    by += bs * (falling(y, k, 1) * pow_deriv(x, y - k, 0) + np.where(s == 0, 0.0, s * np.log(x)))
+    by += bs * (falling(y, k, 1) * pow_deriv(x, y - k, 0) + s * np.log(np.where(x == 0, 1.0, x)))
 
 
 @forward_rule(runtime.pow_deriv, name="s2sad.runtime.pow_deriv", kind=ELEMENTWISE)
 def pow_deriv_(s, x, y, k):
-    ds = dx * pow_deriv(x, y, k + 1) + dy * (falling(y, k, 1) * pow_deriv(x, y - k, 0) + np.where(s == 0, 0.0, s * np.log(x)))
+    ds = dx * pow_deriv(x, y, k + 1) + dy * (falling(y, k, 1) * pow_deriv(x, y - k, 0) + s * np.log(np.where(x == 0, 1.0, x)))
 
 
 @reverse_rule(runtime.falling, name="s2sad.runtime.falling", kind=ELEMENTWISE)
