@@ -9,6 +9,7 @@ Method calls on local values (``x.sum()``) are left to ``anf``, which knows whic
 from __future__ import annotations
 
 import builtins
+import types
 
 import gast
 
@@ -114,6 +115,11 @@ class Namespace:
             for owner, attr in steps:
                 space = getattr(owner, "__dict__", None)
                 if space is not None:
+                    self.attributes.append((space, attr, space.get(attr, _MISSING)))
+        elif steps and callable(obj):  # HO.fn = np.sin on a user object: checked like a user function
+            for owner, attr in steps:
+                space = getattr(owner, "__dict__", None)
+                if space is not None and not isinstance(owner, (types.ModuleType, type)):
                     self.attributes.append((space, attr, space.get(attr, _MISSING)))
         return obj
 

@@ -231,3 +231,28 @@ def test_the_third_derivative_of_x_to_the_y_where_y_is_0():
     T = s2sad.jacobian(s2sad.hessian(power_of_two_variables))(np.array([2.0, 0.0]))
     exact = 2 * 2 * np.log(2.0) / 2.0  # d3/dx dy dy of x**y = 2 x**(y-1) log x, twice
     assert np.allclose([T[0, 1, 1], T[1, 0, 1], T[1, 1, 0]], exact)
+
+
+class Holder:
+    pass
+
+
+HOLDER = Holder()
+HOLDER.fn = np.sin
+
+
+def calls_a_global_objects_primitive(a):
+    return np.sum(HOLDER.fn(a))
+
+
+def test_a_global_objects_primitive_attribute_rebound_later_is_never_stale():
+    x = np.array([0.5, 1.0, 1.5])
+    d = s2sad.grad(calls_a_global_objects_primitive)
+    assert np.allclose(d(x), np.cos(x))
+    HOLDER.fn = np.exp
+    try:
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_round16\.py:\d+:\d+: 'fn' was redefined"):
+            d(x)
+        assert np.allclose(s2sad.grad(calls_a_global_objects_primitive)(x), np.exp(x))
+    finally:
+        HOLDER.fn = np.sin
