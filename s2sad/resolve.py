@@ -9,7 +9,6 @@ Method calls on local values (``x.sum()``) are left to ``anf``, which knows whic
 from __future__ import annotations
 
 import builtins
-import types
 
 import gast
 
@@ -116,11 +115,11 @@ class Namespace:
                 space = getattr(owner, "__dict__", None)
                 if space is not None:
                     self.attributes.append((space, attr, space.get(attr, _MISSING)))
-        elif steps and callable(obj):  # HO.fn = np.sin on a user object: checked like a user function
+        elif steps and callable(obj):  # HO.fn = np.sin, also math.sin = math.cos: checked like user code
             for owner, attr in steps:
                 space = getattr(owner, "__dict__", None)
-                if space is not None and not isinstance(owner, (types.ModuleType, type)):
-                    self.attributes.append((space, attr, space.get(attr, _MISSING)))
+                if space is not None and attr in space:  # (not a module's lazy __getattr__)
+                    self.attributes.append((space, attr, space[attr]))
         return obj
 
 

@@ -256,3 +256,19 @@ def test_a_global_objects_primitive_attribute_rebound_later_is_never_stale():
         assert np.allclose(s2sad.grad(calls_a_global_objects_primitive)(x), np.exp(x))
     finally:
         HOLDER.fn = np.sin
+
+
+def uses_math_sin(x):
+    return math.sin(x)
+
+
+def test_a_primitive_rebound_in_its_module_later_is_never_stale():
+    d = s2sad.grad(uses_math_sin)
+    assert d(1.0) == math.cos(1.0)
+    original = math.sin
+    math.sin = math.cos  # uses_math_sin is now cos
+    try:
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_round16\.py:\d+:\d+: 'sin' was redefined"):
+            d(1.0)  # (derivative code calls math.sin itself, so a rebound math.sin is not differentiated anew)
+    finally:
+        math.sin = original
