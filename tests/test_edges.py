@@ -366,3 +366,31 @@ def test_complex_svd_without_a_derivative_is_refused_at_the_users_line(f, a, wha
     for d in (s2sad.grad(f), lambda x: s2sad.jvp(f)(x, g)):
         with pytest.raises(s2sad.DifferentiationError, match=rf"test_edges.py:\d+:\d+: .*{what}"):
             d(a)
+
+
+def complex_svd_frobenius(p):
+    a = (p[:4] + 1j * p[4:]).reshape(2, 2)
+    return np.sum(np.linalg.svd(a, compute_uv=False) ** 2)  # ||a||_F^2: its third derivative is exactly 0
+
+
+def real_svd_frobenius(p):
+    return np.sum(np.linalg.svd(p.reshape(2, 2), compute_uv=False) ** 2)
+
+
+def test_complex_svd_third_derivative_at_a_zero_singular_value_is_refused_at_the_users_line():
+    # s_2 of a complex matrix is |det|-like at 0 (svd returns ~1e-16 there): orders 1 and 2 are exact, the
+    # third is refused (it was 0.95, not 0); real matrices and generic complex ones stay exact
+    import inspect
+
+    line = inspect.getsourcelines(complex_svd_frobenius)[1] + 2
+    p = np.array([1.0, 2, 2, 4, 0, 0, 0, 0])
+    assert_close(s2sad.hessian(complex_svd_frobenius)(p), 2 * np.eye(8), rtol=1e-12, atol=1e-12)
+    for third in (
+        s2sad.jacobian(s2sad.hessian(complex_svd_frobenius)),
+        s2sad.jacobian(s2sad.hessian(complex_svd_frobenius), mode="forward"),
+    ):
+        with pytest.raises(s2sad.DifferentiationError, match=rf"test_edges.py:{line}:\d+: .*complex np.linalg.svd"):
+            third(p)
+    generic = np.array([1.0, 2, 3, 4, 0.5, -1, 0.3, 0.2])
+    assert np.abs(s2sad.jacobian(s2sad.hessian(complex_svd_frobenius))(generic)).max() < 1e-9
+    assert np.abs(s2sad.jacobian(s2sad.hessian(real_svd_frobenius))(p[:4])).max() < 1e-9

@@ -14,6 +14,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     from_columns,
     gap_weighted,
     over_s,
+    phase_moves,
     phase_over_s,
     pick,
     result_like,
@@ -69,6 +70,17 @@ def gap_weighted_(z, w, m):
     bm += unbroadcast(gap_weighted(w, bz), m)
     f2 = gap_weighted(w, gap_weighted(w, m * bz))
     bw += unbroadcast(np.sum(f2, axis=-1) - np.sum(f2, axis=-2), w)
+
+
+# phase_moves(t, m, s) is t (after a check that refuses a complex m with a zero s): linear in t
+@forward_rule(runtime.phase_moves, name="s2sad.runtime.phase_moves")
+def phase_moves_(z, t, m, s):
+    dz = phase_moves(dt, m, s)
+
+
+@reverse_rule(runtime.phase_moves, name="s2sad.runtime.phase_moves")
+def phase_moves_(z, t, m, s):
+    bt += phase_moves(bz, m, s)
 
 
 # ---- svd: its rules select (u, s, vh) and the seeds at run time (compute_uv), and divide by s (over_s) ------------
@@ -141,13 +153,13 @@ def over_s_(z, m, s, a):
 # dz = phase_over_s(dm, s) - i Im(m) ds / s²,  s̄ = Re diag(conj(phase_over_s(m, s)) phase_over_s(z̄, s))
 @forward_rule(runtime.phase_over_s, name="s2sad.runtime.phase_over_s")
 def phase_over_s_(z, m, s):
-    dz = phase_over_s(dm, s) - phase_over_s(phase_over_s(m, s) * np.expand_dims(ds, -2), s)
+    dz = phase_over_s(phase_moves(dm, m, s), s) - phase_over_s(phase_over_s(m, s) * np.expand_dims(phase_moves(ds, m, s), -2), s)
 
 
 @reverse_rule(runtime.phase_over_s, name="s2sad.runtime.phase_over_s")
 def phase_over_s_(z, m, s):
-    bm += unbroadcast(phase_over_s(bz, s), m)
-    bs += unbroadcast(np.sum(np.real(np.conj(phase_over_s(m, s)) * phase_over_s(bz, s)), axis=-2), s)
+    bm += unbroadcast(phase_over_s(phase_moves(bz, m, s), s), m)
+    bs += unbroadcast(np.sum(np.real(np.conj(phase_over_s(m, s)) * phase_over_s(phase_moves(bz, m, s), s)), axis=-2), s)
 
 
 # ---- z = unnorm_ord(g, x, y, ord, ...) = G W: linear in g; W (the gradient of the norm) differentiated by

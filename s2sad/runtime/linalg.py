@@ -50,6 +50,7 @@ __all__ = [
     "svd_unseed",
     "over_s",
     "phase_over_s",
+    "phase_moves",
     "result_like",
     "real_matrix",
     "unpad",
@@ -669,6 +670,28 @@ def phase_over_s(m, s):
     if np.any((d != 0) & (np.asarray(s) == 0)):
         raise refusal("the phase of a complex singular vector has no derivative at a zero singular value")
     return 1j * np.eye(k) * np.expand_dims(d / np.where(np.asarray(s) == 0, 1.0, s), -2) + np.zeros(shape)
+
+
+def phase_moves(t, m, s):
+    """``t``, a tangent or adjoint in the rules of ``phase_over_s(m, s)`` (a matrix like ``m``, of which the imaginary
+    diagonal is used, or a vector like ``s``, used where ``Im(diag m)`` is not 0), after checking that it does not
+    move where ``m`` is complex and a singular value ``s`` is 0 to rounding (svd returns ~1e-16 for an exact 0):
+    there the singular value is not differentiable (``|det|``-like) and its vectors' phase has no limit, so a
+    derivative of order 3 or more of a complex svd is refused (``sum(s ** 2)`` included)."""
+    if not (np.iscomplexobj(m) or np.iscomplexobj(t)):
+        return t
+    a = np.abs(np.asarray(s))
+    zero = a <= np.max(a, axis=-1, keepdims=True, initial=0.0) * np.shape(a)[-1] * np.finfo(float).eps
+    if np.ndim(t) == np.ndim(s):
+        moving = (np.asarray(t) != 0) & (np.imag(np.diagonal(m, axis1=-2, axis2=-1)) != 0)
+    else:
+        moving = np.imag(np.diagonal(t, axis1=-2, axis2=-1)) != 0
+    if np.any(moving & zero):
+        raise refusal(
+            "s2sad differentiates a complex np.linalg.svd at most twice where a singular value is 0 "
+            "(the singular value is not differentiable there; its vectors' phase has no limit)"
+        )
+    return t
 
 
 def result_like(parts, y):

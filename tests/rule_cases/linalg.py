@@ -15,6 +15,7 @@ from s2sad.runtime import (
     mT,
     nonsingular,
     over_s,
+    phase_moves,
     phase_over_s,
     phi,
     pick,
@@ -767,6 +768,12 @@ def phase_over_s_stacked(m, s):
 @case("s2sad.runtime.phase_over_s", A(3, 3), A(3, lo=1.0, hi=2.0), complex=False)
 def phase_over_s_real(m, s):
     return phase_over_s(m, s) + m * s
+
+
+# phase_moves(t, m, s) is t (a check that refuses a moving t at a zero singular value of a complex m)
+@case("s2sad.runtime.phase_moves", C(3, 3), A(3, lo=1.0, hi=2.0), complex=False)
+def phase_moves_(m, s):
+    return phase_moves(m * m, m, s) + phase_moves(s * s, m, s)[..., None] * m
 
 
 @case("s2sad.runtime.unnorm_ord", A(3, 4), A(3, 4))
