@@ -275,7 +275,7 @@ class Reverse:
         code = []
         item = call.args[0]
         blst = self.adj(receiver)
-        if blst in self.live and self._read_whole(receiver):  # np.mean(vals): blst may be an array
+        if blst in self.live and receiver in self.plan.read_whole:  # np.mean(vals): blst may be an array
             code.append(assign(blst, _call("listed", name(blst))))
         if blst in self.live and self.is_active(item):
             code += self.accumulate(item.id, _method(blst, "pop"), item)
@@ -285,13 +285,6 @@ class Reverse:
         self.pops.append((shrink, receiver))
         code.append(shrink)
         return code
-
-    def _read_whole(self, lst) -> bool:
-        """Whether a rule reads the list ``lst`` whole (``np.mean(vals)``, ``np.stack(rows)``)."""
-        return any(
-            r.op is not None and r.kind == P.RULE and any(isinstance(a, gast.Name) and a.id == lst for a in r.op.args)
-            for r in self.program.records.values()
-        )
 
     def adjoint_assign(self, stmt) -> list:
         outs = targets(stmt)

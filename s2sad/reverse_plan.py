@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import gast
 
+from . import primitives as P
 from . import runtime
 from .containers import may_be_containers
 from .ir import is_pop, reads, targets, walk, walk_stmts
@@ -32,6 +33,7 @@ class Plan:
     fresh_arrays: set[str]  # arrays the function created itself: safe to write into in place
     stack_lists: set[str]  # lists used as stacks (``x = lst.pop()``): their adjoints are stacks too
     range_vars: set[str]  # loop variables of ``for`` loops (integers): basic indices
+    read_whole: set[str]  # names a rule reads whole (``np.mean(vals)``): a list's adjoint may be an array
 
 
 def plan_reverse(program, shapes) -> Plan:
@@ -59,6 +61,9 @@ def plan_reverse(program, shapes) -> Plan:
         fresh_arrays=_fresh_arrays(tree.body, ns),
         stack_lists={s.value.func.value.id for s in assigned if is_pop(s.value)},
         range_vars={r.stmt.target.id for r in program.records.values() if r.kind == "for"},
+        read_whole={
+            a.id for r in program.records.values() if r.kind == P.RULE for a in r.op.args if isinstance(a, gast.Name)
+        },
     )
 
 

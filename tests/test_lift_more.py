@@ -11,38 +11,10 @@ import re
 
 import numpy as np
 import pytest
-from fd import assert_close, call_jvp, numeric_grad, numeric_jvp
+from fd import assert_close
+from test_nested_functions import check_all  # every mode against finite differences, inputs unchanged
 
 import s2sad
-
-
-def check_all(f, args, wrt=0, second=True):
-    """Every mode of ``f`` at ``args`` against finite differences; inputs unchanged after each call."""
-    args = list(args)
-    before = [np.copy(a) for a in args]
-    out = f(*args)
-    scalar = np.ndim(out) == 0
-    t = np.ones_like(np.asarray(args[wrt], dtype=float)) * 0.7
-    t = float(t) if np.ndim(args[wrt]) == 0 else t
-    value, tangent = call_jvp(f, args, [wrt], [t])
-    assert_close(value, out)
-    assert_close(tangent, numeric_jvp(f, args, [wrt], [t]))
-    assert_close(s2sad.jacobian(f, wrt=wrt, mode="forward")(*args), numeric_grad(f, args, wrt))
-    assert_close(s2sad.jacobian(f, wrt=wrt, mode="reverse")(*args), numeric_grad(f, args, wrt))
-    seed = np.ones_like(np.asarray(out, dtype=float)) * 0.3
-    seed = float(seed) if scalar else seed
-    assert_close(s2sad.vjp(f, wrt=wrt)(*args, seed), np.tensordot(seed, numeric_grad(f, args, wrt), np.ndim(out)))
-    if scalar:
-        g = s2sad.grad(f, wrt=wrt)(*args)
-        assert_close(g, numeric_grad(f, args, wrt))
-        value, g2 = s2sad.value_and_grad(f, wrt=wrt)(*args)
-        assert_close(value, out)
-        assert_close(g2, g)
-        if second:
-            fd2 = numeric_grad(s2sad.grad(f, wrt=wrt), args, wrt)
-            assert_close(s2sad.hessian(f, wrt=wrt)(*args), fd2, rtol=1e-4, atol=1e-5)
-    for a, b in zip(args, before):
-        assert np.array_equal(a, b)
 
 
 # ---- a local helper given a function ----------------------------------------------------------------
