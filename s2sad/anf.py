@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import itertools
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
@@ -973,7 +975,10 @@ class _ANF:
             )
             return
         if call == "enumerate" and builtin is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2:
-            start = self.atom(it.args[1]) if len(it.args) > 1 else None
+            if len(it.args) + len(it.keywords) > 2 or any(k.arg != "start" for k in it.keywords):
+                raise self.error(it, "enumerate takes an iterable and a start: enumerate(xs, start=1)")
+            start = it.args[1] if len(it.args) > 1 else it.keywords[0].value if it.keywords else None
+            start = None if start is None else self.atom(start)
             index, item = target.elts
             rng, items = self.sequence(it.args[0], item, node)
             if start is None and isinstance(index, gast.Name) and len(items) == 1 and items[0][2] is None:
@@ -1008,17 +1013,59 @@ class _ANF:
                 f"iterating over {call or it.func.attr + '()'} is not supported; iterate over a list, "
                 "an array, range, enumerate or zip",
             )
-        seq = self.atom(it)
         if self.may_be_a_dict(it, node):  # for k in d is for k in list(d): a dict's keys, else its items
-            seq = self.atom_of(gast.Call(func=name("list"), args=[seq], keywords=[]), node)
+            it = gast.Call(func=name("list"), args=[it], keywords=[])
+        rng, items = self.sequence(it, target, node)
         k = name(self.names.fresh("i", Role.FLAG), gast.Store())
-        self.loop(node, self.len_range(seq), k, [(target, seq, None)])
+        self.loop(node, rng, k, items)
+
+    def listed(self, it, loop) -> bool:
+        """Whether ``for v in it`` must index ``list(it)``: what iterating ``it`` gives is not what
+        indexing it by position gives, or may not be (a dict's keys, a set's elements, an iterator's
+        items: a dict or set display, a global or an attribute that is not an array, ``itertools``,
+        ``set(...)``, ``d.keys()`` of a global dict), or a parameter that may be a dict."""
+        if isinstance(it, (gast.Dict, gast.Set, gast.DictComp, gast.SetComp)):
+            return True
+        if isinstance(it, gast.Call):
+            fn = self.ns.lookup(it.func)
+            owner = getattr(fn, "__self__", None)
+            endless = fn in (itertools.count, itertools.cycle) or fn is itertools.repeat and len(it.args) < 2
+            if endless and not any(k.arg == "times" for k in it.keywords):
+                raise self.error(
+                    it, f"iterating over the endless {dotted(it.func)}(...) is not supported; use range or a while loop"
+                )
+            return (
+                fn in (set, frozenset, dict)
+                or getattr(fn, "__module__", None) == "itertools"
+                or isinstance(owner, (dict, set, frozenset))
+            )
+        if isinstance(it, gast.Name) and it.id not in self.ns.locals:
+            value = self.ns.user_value(it.id)
+            return value is not MISSING and not isinstance(value, (np.ndarray, list, tuple, range, str))
+        if isinstance(it, gast.Attribute) and dotted(it) is not None:
+            root = dotted(it).split(".")[0]
+            path = self.typed_path(it)
+            if root not in self.ns.locals:
+                value = self.ns.lookup(it)
+            elif path is not None:
+                from .star import typed_object
+
+                value = typed_object(self.ns.fn, path)
+            else:
+                return root in self.params and self.reads_only(loop)
+            return value is not MISSING and not isinstance(value, (np.ndarray, list, tuple, range, str))
+        return False
 
     def may_be_a_dict(self, it, loop) -> bool:
         """``for k in d`` over a parameter ``d`` (its type is known only at run time) whose body writes
         into nothing (``list(d)`` holds d's items, not the memory a write would change)."""
         if not (isinstance(it, gast.Name) and it.id in self.params and self.load(it).id == it.id):
             return False
+        return self.reads_only(loop)
+
+    def reads_only(self, loop) -> bool:
+        """The loop writes into nothing and calls no method or local function (``list(d)`` holds d's
+        items, not the memory a write would change)."""
         if self.ns.lookup_name("list") is not builtins.list:
             return False
         for n in walk(loop):
@@ -1078,12 +1125,17 @@ class _ANF:
             and self.ns.lookup(it.func) is zip
             and isinstance(target, gast.Tuple)
             and len(target.elts) == len(it.args)
-            and not it.keywords
+            and all(k.arg == "strict" for k in it.keywords)
         ):
             parts = [self.sequence(a, t, node) for t, a in zip(target.elts, it.args)]
             n = self.names.temp()
             lengths = [rng.args[0] for rng, _ in parts]
-            self.emit(assign(n, gast.Call(func=name("min"), args=lengths, keywords=[])), node)
+            if it.keywords:  # zip(..., strict=s): zip_length raises as zip does
+                self.ns.scope.setdefault("zip_length", runtime.zip_length)
+                strict = [gast.keyword(arg="strict", value=self.atom(it.keywords[0].value))]
+                self.emit(assign(n, gast.Call(func=name("zip_length"), args=lengths, keywords=strict)), node)
+            else:
+                self.emit(assign(n, gast.Call(func=name("min"), args=lengths, keywords=[])), node)
             return gast.Call(func=name("range"), args=[name(n)], keywords=[]), [i for _, items in parts for i in items]
         view = self.dict_view(it)
         if view is not None or self.iterates_keys(it, node):
@@ -1100,6 +1152,8 @@ class _ANF:
                 raise self.error(it, "iterate over d.items() as `for key, value in d.items()`")
             return self.len_range(keys), items
         seq = self.atom(it)
+        if self.listed(it, node):
+            seq = self.atom_of(gast.Call(func=name("list"), args=[seq], keywords=[]), node)
         return self.len_range(seq), [(target, seq, None)]
 
     def checkpoint_loop(self, node, it):

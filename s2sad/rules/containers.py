@@ -26,6 +26,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
 from .registry import forward_rule, nondifferentiable, reverse_rule
 
 nondifferentiable(runtime.keys_of, name="s2sad.runtime.keys_of")
+nondifferentiable(runtime.zip_length, name="s2sad.runtime.zip_length")
 nondifferentiable(runtime.unit_tangents, name="s2sad.runtime.unit_tangents")
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "unset_item",
     "item_of",
     "keys_of",
+    "zip_length",
     "copy_dict",
     "tree_zeros",
     "tree_astype",
@@ -203,6 +204,14 @@ def copy_dict(d):
 def keys_of(d):
     """The keys of a dict, as a list (what ``for k in d``, ``d.items()``, ``d.keys()`` iterate over)."""
     return list(d)
+
+
+def zip_length(*lengths, strict=False):
+    """How many items ``zip`` of sequences of these lengths gives; ``strict``: all lengths are equal,
+    else ValueError, as ``zip(..., strict=True)`` raises."""
+    if strict and len(set(lengths)) > 1:
+        raise ValueError(f"zip(..., strict=True) of sequences of lengths {', '.join(map(str, lengths))}")
+    return min(lengths)
 
 
 def tree_astype(g, x, astype_of):
