@@ -32,6 +32,7 @@ from .errors import Location
 from .ir import copy_tree, out_arguments, targets, walk, walk_stmts
 from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import call_writes
+from .primitives import is_user_function
 from .resolve import MISSING, Namespace, dotted
 
 # Array methods that are NumPy functions of the receiver: method -> (function, packs *args into a tuple)
@@ -132,6 +133,7 @@ class _ANF:
         self.checkpoints: dict = {}  # checkpointed loops (the For statements written) -> every
         self.in_place_tests: dict = {}  # cond -> (its version, x, x's version) for cond = updates_in_place(x)
         self.dicts: set[str] = set()  # names holding a dict f built: d[k] = v makes a new version
+        self.unindexed: set[str] = set()  # names that may hold what position does not index (listed)
         self.spelled: dict = {}  # temporary -> the user's expression it holds (for messages)
         self.current = None  # the user's statement being translated
         self.pending: set[str] = set()  # temporaries the current statement reads later (x, y = y, x)
@@ -176,6 +178,8 @@ class _ANF:
                 and getattr(value.func, "id", None) == "set_item"
             )
             (self.dicts.add if is_dict else self.dicts.discard)(stmt.targets[0].id)
+            unindexed = self.not_indexed(value) or isinstance(value, gast.Name) and value.id in self.unindexed
+            (self.unindexed.add if unindexed else self.unindexed.discard)(stmt.targets[0].id)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
             target = stmt.targets[0]
             # temporaries are locals too: ``t.A`` (of ``np.asmatrix(a).A``) is an attribute of a value,
@@ -1023,21 +1027,39 @@ class _ANF:
         """Whether ``for v in it`` must index ``list(it)``: what iterating ``it`` gives is not what
         indexing it by position gives, or may not be (a dict's keys, a set's elements, an iterator's
         items: a dict or set display, a global or an attribute that is not an array, ``itertools``,
-        ``set(...)``, ``d.keys()`` of a global dict), or a parameter that may be a dict."""
-        if isinstance(it, (gast.Dict, gast.Set, gast.DictComp, gast.SetComp)):
-            return True
+        ``set(...)``, ``d.keys()`` of a global dict, a local bound to one of these), or whose type is known
+        only at run time (a user function's result, an attribute of a parameter of no known class) and
+        the loop only reads (``list(it)`` holds its items, not the memory a write would change)."""
         if isinstance(it, gast.Call):
             fn = self.ns.lookup(it.func)
-            owner = getattr(fn, "__self__", None)
             endless = fn in (itertools.count, itertools.cycle) or fn is itertools.repeat and len(it.args) < 2
             if endless and not any(k.arg == "times" for k in it.keywords):
                 raise self.error(
                     it, f"iterating over the endless {dotted(it.func)}(...) is not supported; use range or a while loop"
                 )
+            if is_user_function(fn):  # its result's type is known only at run time
+                return self.reads_only(loop)
+        if isinstance(it, gast.Name) and it.id in self.ns.locals:  # d = ORDER, d = make(x): for k in d
+            return self.load(it).id in self.unindexed and self.reads_only(loop)
+        if isinstance(it, gast.Attribute) and dotted(it) is not None and self.typed_path(it) is None:
+            root = dotted(it).split(".")[0]
+            if root in self.ns.locals:  # an attribute of a parameter of no known class
+                return root in self.params and self.reads_only(loop)
+        return self.not_indexed(it)
+
+    def not_indexed(self, it) -> bool:
+        """Whether ``it`` may be a value whose items are not ``it[0], it[1], ...`` (see ``listed``); a
+        user function's result, whose type is known only at run time, may be."""
+        if isinstance(it, (gast.Dict, gast.Set, gast.DictComp, gast.SetComp)):
+            return True
+        if isinstance(it, gast.Call):
+            fn = self.ns.lookup(it.func)
+            owner = getattr(fn, "__self__", None)
             return (
                 fn in (set, frozenset, dict)
                 or getattr(fn, "__module__", None) == "itertools"
                 or isinstance(owner, (dict, set, frozenset))
+                or is_user_function(fn)
             )
         if isinstance(it, gast.Name) and it.id not in self.ns.locals:
             value = self.ns.user_value(it.id)
@@ -1052,7 +1074,7 @@ class _ANF:
 
                 value = typed_object(self.ns.fn, path)
             else:
-                return root in self.params and self.reads_only(loop)
+                return False
             return value is not MISSING and not isinstance(value, (np.ndarray, list, tuple, range, str))
         return False
 

@@ -149,7 +149,52 @@ def dict_attribute_of_argument(m, x):
     return s
 
 
+def _make_keys():
+    return {0: 2, 2: 0}
+
+
+def local_bound_to_global_dict(x):
+    d = ORDER
+    s = 0.0
+    for k in d:
+        s = s * x[0] + k
+    return s
+
+
+def local_copy_of_global_dict(x):
+    d = dict(ORDER)
+    s = 0.0
+    for k in d:
+        s = s * x[1] + k * x[0]
+    return s
+
+
+def local_from_helper(x):
+    d = _make_keys()
+    s = 0.0
+    for k in d:
+        s = s * x[1] + k * x[0] + x[k]
+    for k in _make_keys():
+        s = s * x[3] + k
+    return s
+
+
+def local_set_and_keys(x):
+    st = set([2, 0])
+    ks = ORDER.keys()
+    s = 0.0
+    for k in st:
+        s = s + x[k] * k
+    for k in ks:
+        s = s * x[0] + k
+    return s
+
+
 CASES = [
+    local_bound_to_global_dict,
+    local_copy_of_global_dict,
+    local_from_helper,
+    local_set_and_keys,
     global_dict_keys,
     global_dict_string_keys,
     dict_display,
