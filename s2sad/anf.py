@@ -133,7 +133,9 @@ class _ANF:
         self.checkpoints: dict = {}  # checkpointed loops (the For statements written) -> every
         self.in_place_tests: dict = {}  # cond -> (its version, x, x's version) for cond = updates_in_place(x)
         self.dicts: set[str] = set()  # names holding a dict f built: d[k] = v makes a new version
-        self.unindexed: set[str] = set()  # names that may hold what position does not index (listed)
+        # names holding what position does not index ("not": a dict, a set, an iterator; see listed), or
+        # may ("maybe": a user function's result)
+        self.unindexed: dict[str, str] = {}
         self.spelled: dict = {}  # temporary -> the user's expression it holds (for messages)
         self.current = None  # the user's statement being translated
         self.pending: set[str] = set()  # temporaries the current statement reads later (x, y = y, x)
@@ -178,8 +180,14 @@ class _ANF:
                 and getattr(value.func, "id", None) == "set_item"
             )
             (self.dicts.add if is_dict else self.dicts.discard)(stmt.targets[0].id)
-            unindexed = self.not_indexed(value) or isinstance(value, gast.Name) and value.id in self.unindexed
-            (self.unindexed.add if unindexed else self.unindexed.discard)(stmt.targets[0].id)
+            t = stmt.targets[0].id
+            if isinstance(value, gast.Name) and value.id in self.unindexed:
+                self.unindexed[t] = self.unindexed[value.id]
+            elif self.not_indexed(value):
+                maybe = isinstance(value, gast.Call) and is_user_function(self.ns.lookup(value.func))
+                self.unindexed[t] = "maybe" if maybe else "not"
+            else:
+                self.unindexed.pop(t, None)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
             target = stmt.targets[0]
             # temporaries are locals too: ``t.A`` (of ``np.asmatrix(a).A``) is an attribute of a value,
@@ -1040,7 +1048,8 @@ class _ANF:
             if is_user_function(fn):  # its result's type is known only at run time
                 return self.reads_only(loop)
         if isinstance(it, gast.Name) and it.id in self.ns.locals:  # d = ORDER, d = make(x): for k in d
-            return self.load(it).id in self.unindexed and self.reads_only(loop)
+            kind = self.unindexed.get(self.load(it).id)
+            return kind == "not" or kind == "maybe" and self.reads_only(loop)
         if isinstance(it, gast.Attribute) and dotted(it) is not None and self.typed_path(it) is None:
             root = dotted(it).split(".")[0]
             if root in self.ns.locals:  # an attribute of a parameter of no known class
@@ -1176,7 +1185,13 @@ class _ANF:
         seq = self.atom(it)
         if self.listed(it, node):
             seq = self.atom_of(gast.Call(func=name("list"), args=[seq], keywords=[]), node)
+        elif isinstance(seq, gast.Name) and self.unindexed.get(seq.id) == "maybe" or self.user_result(it):
+            self.ns.scope.setdefault("expect_indexed", runtime.expect_indexed)  # a loop writing in place
+            self.emit(gast.Expr(value=gast.Call(func=name("expect_indexed"), args=[seq], keywords=[])), node)
         return self.len_range(seq), [(target, seq, None)]
+
+    def user_result(self, it) -> bool:
+        return isinstance(it, gast.Call) and is_user_function(self.ns.lookup(it.func))
 
     def checkpoint_loop(self, node, it):
         """``for t in s2sad.checkpoint(iterable, every=k)``: the loop over ``iterable``, marked."""

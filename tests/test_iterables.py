@@ -279,3 +279,51 @@ def test_an_endless_iterator_is_refused_at_the_line():
 
     with pytest.raises(s2sad.DifferentiationError, match=r"test_iterables.py:\d+:\d+: .*endless itertools.count"):
         s2sad.grad(f)(np.ones(4))
+
+
+def writes_over_global_dict_keys(x):
+    d = ORDER
+    a = np.zeros(3)
+    for k in d:
+        a[k] = x[k] * d[k]
+    for k in W:
+        a[0] = a[0] + W[k] * x[1]
+    return np.sum(a * a)
+
+
+def test_a_loop_writing_in_place_over_dict_keys_is_exact():
+    x = np.array([0.3, -0.5, 0.7])
+    symptoms = check(writes_over_global_dict_keys, [x])
+    assert not symptoms, "\n".join(symptoms)
+    assert s2sad.value_and_grad(writes_over_global_dict_keys)(x)[0] == writes_over_global_dict_keys(x)
+
+
+def _as_dict(x):
+    return {0: 1.0, 2: 2.0}
+
+
+def _as_list(x):
+    return [0, 2]
+
+
+def test_a_loop_writing_over_a_helpers_dict_is_refused_at_run_time_and_a_list_is_exact():
+    def over_dict(x):
+        a = np.zeros(3)
+        for k in _as_dict(x):
+            a[k] = x[k] * 2.0
+        return np.sum(a * x)
+
+    def over_list(x):
+        a = np.zeros(3)
+        ks = _as_list(x)
+        for k in ks:
+            a[k] = x[k] * 2.0
+        return np.sum(a * x)
+
+    x = np.array([0.3, -0.5, 0.7])
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_iterables.py:\d+:\d+: .*writes in place over a dict"):
+        s2sad.grad(over_dict)(x)
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_iterables.py:\d+:\d+: .*writes in place over a dict"):
+        s2sad.jvp(over_dict)(x, np.ones(3))
+    symptoms = check(over_list, [x])
+    assert not symptoms, "\n".join(symptoms)

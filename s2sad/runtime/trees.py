@@ -22,6 +22,7 @@ __all__ = [
     "item_of",
     "keys_of",
     "zip_length",
+    "expect_indexed",
     "copy_dict",
     "tree_zeros",
     "tree_astype",
@@ -212,6 +213,18 @@ def zip_length(*lengths, strict=False):
     if strict and len(set(lengths)) > 1:
         raise ValueError(f"zip(..., strict=True) of sequences of lengths {', '.join(map(str, lengths))}")
     return min(lengths)
+
+
+def expect_indexed(seq):
+    """Refuse a loop that writes in place while iterating a value (a user function's result) whose
+    items are not ``seq[0], seq[1], ...``: a dict, a set, an iterator."""
+    if not isinstance(seq, (list, tuple, np.ndarray, range, str)):
+        from .refusals import refusal
+
+        raise refusal(
+            f"a loop that writes in place over a {type(seq).__name__} (not a list, tuple or array) is not "
+            "supported; iterate over list(...) of it, or move the writes out of the loop"
+        )
 
 
 def tree_astype(g, x, astype_of):
