@@ -1185,7 +1185,11 @@ class _ANF:
         seq = self.atom(it)
         if self.listed(it, node):
             seq = self.atom_of(gast.Call(func=name("list"), args=[seq], keywords=[]), node)
-        elif isinstance(seq, gast.Name) and self.unindexed.get(seq.id) == "maybe" or self.user_result(it):
+        elif (
+            isinstance(seq, gast.Name)
+            and (self.unindexed.get(seq.id) == "maybe" or isinstance(it, gast.Name) and it.id in self.params)
+            or self.user_result(it)
+        ):  # for row in a: row += v over a parameter (a dict's keys would be read as a[0], a[1], ...)
             self.ns.scope.setdefault("expect_indexed", runtime.expect_indexed)  # a loop writing in place
             self.emit(gast.Expr(value=gast.Call(func=name("expect_indexed"), args=[seq], keywords=[])), node)
         return self.len_range(seq), [(target, seq, None)]

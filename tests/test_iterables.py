@@ -327,3 +327,17 @@ def test_a_loop_writing_over_a_helpers_dict_is_refused_at_run_time_and_a_list_is
         s2sad.jvp(over_dict)(x, np.ones(3))
     symptoms = check(over_list, [x])
     assert not symptoms, "\n".join(symptoms)
+
+
+def test_a_loop_writing_in_place_over_a_dict_parameter_is_refused_and_over_an_array_exact():
+    def rows(a, x):
+        s = 0.0
+        for row in a:
+            row[0] = row[0] * x
+            s = s + np.sum(row) * x
+        return s
+
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_iterables.py:\d+:\d+: .*writes in place over a dict"):
+        s2sad.grad(rows, wrt=1)({0: np.ones(2), 1: np.ones(2)}, 0.5)
+    symptoms = check(rows, [np.arange(6.0).reshape(3, 2), 0.5])
+    assert not symptoms, "\n".join(symptoms)
