@@ -315,10 +315,11 @@ class _ANF:
             return None
         if isinstance(value, gast.Name):
             return value.id if value.id in types.objects else self.typed.get(value.id)
-        if isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name):
+        # (a bound constant's attributes stay chains: self.layers[i] of grad(m.loss))
+        if isinstance(value, gast.Attribute) and isinstance(value.value, (gast.Name, gast.Attribute)):
             path = self.typed_path(value.value)
             return None if path is None else f"{path}.{value.attr}"
-        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):  # model.layers[0]
+        if isinstance(value, gast.Subscript) and isinstance(value.value, (gast.Name, gast.Attribute)):
             path = self.typed_path(value.value)
             index = value.slice
             if isinstance(index, gast.Constant) and type(index.value) is int:
@@ -340,7 +341,12 @@ class _ANF:
             return const(-node.operand.value)
         if isinstance(node, gast.Name):
             return self.load(node)
-        if isinstance(node, gast.Attribute) and dotted(node) and dotted(node).split(".")[0] not in self.ns.locals:
+        if (
+            isinstance(node, gast.Attribute)
+            and dotted(node)
+            and dotted(node).split(".")[0] not in self.ns.locals
+            and self.typed_path(node) is None  # (self.layers of grad(m.loss): an object's, read as a parameter's)
+        ):
             return self.rename_loads(node)  # a module constant such as math.pi: an atom
         value = self.expr(node)
         if is_atom(value):
@@ -531,10 +537,10 @@ class _ANF:
         path = self.typed_path(node.iter)
         types = self.ns.fn.__s2sad_types__ if path is not None else None
         seq = None if types is None else typed_object(self.ns.fn, path)
-        if not isinstance(seq, (list, tuple)) or not seq or types.items_alike(path):
+        if not isinstance(seq, (list, tuple)) or seq and types.items_alike(path):
             return False  # (items alike: one loop body serves every item)
-        if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in walk(node)) or len(seq) > 64:
-            return False
+        if seq and any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in walk(node)) or len(seq) > 64:
+            return False  # (no items: the body never runs)
         types.length(path)
         for k in range(len(seq)):
             item = gast.Subscript(value=_copy(node.iter), slice=const(k), ctx=gast.Load())

@@ -167,6 +167,9 @@ def _receivers(fn) -> tuple[str, ...]:
 
     tree = parse_function(fn).tree
     params = [a.id for a in list(getattr(tree.args, "posonlyargs", None) or []) + tree.args.args + tree.args.kwonlyargs]
+    bound = getattr(fn, "__s2sad_bound__", None) or {}
+    constants = [p for p in bound if _is_object(bound, p)]  # grad(m.loss): self is m, known now
+    params += constants
     stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
 
     reached = {}  # a local name bound once to an item or attribute of a parameter (for layer in model.layers)
@@ -196,9 +199,14 @@ def _receivers(fn) -> tuple[str, ...]:
 
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     out, strict = set(), set()  # strict: not only through NumPy's method names (model.sum(x), W.dot(x))
+    from .resolve import dotted
+
     for call in gast.walk(tree):
         if not isinstance(call, gast.Call):
             continue
+        path = dotted(call.func)
+        if path and path.split(".")[0] in constants:
+            continue  # self.predict(w), self.layer.forward(x) of a bound object: resolved where generated
         if isinstance(call.func, gast.Attribute) and root(call.func.value):
             if call.func.attr not in _BUILTIN_METHODS:  # not x.reshape(2, 2), lst.append(v)
                 out.add(root(call.func.value))  # model.loss(x), self.layer.forward(x), model.layers[0].f(x)
@@ -789,6 +797,7 @@ def dispatcher(fn, chain: list, build):
 
     sig = signature()[0]
     typed_globals = [g for g in typed if g not in sig.parameters]  # helper(x, M): M's object now
+    bound = getattr(fn, "__s2sad_bound__", None) or {}  # grad(m.loss): self is m
     positional_typed = [p for p in typed if p in sig.parameters]
     kind0 = chain[-1][0]
     extra_count = sum(_trailing(kind, wrt) for kind, wrt, _ in chain)
@@ -814,7 +823,7 @@ def dispatcher(fn, chain: list, build):
             given = sig.bind(*fargs, **kwargs).arguments  # TypeError as Python's call of fn would raise
             objects = {p: given[p] if p in given else sig.parameters[p].default for p in positional_typed}
         for name in typed_globals:
-            objects[name] = fn.__globals__.get(name)
+            objects[name] = bound[name] if name in bound else fn.__globals__.get(name)
         key = (len(fargs), tuple(kwargs), *map(type, objects.values()))
         for hit in made.get(key, ()):
             if _fits(hit[4], objects) and _valid(hit, fn):
