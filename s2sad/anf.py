@@ -322,6 +322,8 @@ class _ANF:
         if isinstance(value, gast.Subscript) and isinstance(value.value, (gast.Name, gast.Attribute)):
             path = self.typed_path(value.value)
             index = value.slice
+            if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub):  # model.layers[-1]
+                index = const(-index.operand.value) if isinstance(index.operand, gast.Constant) else index
             if isinstance(index, gast.Constant) and type(index.value) is int:
                 return None if path is None else f"{path}[{index.value}]"
             return None if path is None or not isinstance(index, gast.Name) else f"{path}[*]"
@@ -494,6 +496,9 @@ class _ANF:
         if is_method and self.stored_callable(func) is not None:  # model.layer(x): t = model.layer; t(x)
             func = self.atom(func)
             is_method, root = False, func.id
+        if isinstance(func, gast.Subscript) and self.typed_path(func) is not None:
+            func = self.atom(func)  # model.layers[0](x) of an item of a known class: t = model.layers[0]; t(x)
+            root = func.id
         bound = None
         if not is_method and isinstance(func, gast.Name) and func.id in self.ns.locals | set(self.typed):
             bound = self.bound_method(self.load(func) if func.id in self.env else func, node)
