@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import re
 from dataclasses import dataclass
 
 import gast
@@ -26,7 +27,7 @@ import gast
 from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
 from .checkpointing import checkpoint
-from .errors import Location
+from .errors import DifferentiationError, Location
 from .ir import copy_tree, out_arguments, targets, walk, walk_stmts
 from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import call_writes
@@ -671,8 +672,10 @@ class _ANF:
     # ---- statements ------------------------------------------------------------------------
     def block_of(self, fn):
         saved, self.out = self.out, []
-        fn()
-        block, self.out = self.out, saved
+        try:
+            fn()
+        finally:
+            block, self.out = self.out, saved
         return block or [gast.Pass()]
 
     def stmts(self, stmts):
@@ -836,13 +839,25 @@ class _ANF:
             self.write(current.id, const(Ellipsis), new, node)
             return current.id
         # another live name shares x: x += v writes into an array, rebinds a number
+        self.depth += 1
+        entry = self.aliases.snapshot([current.id])
+        try:
+            body = self.block_of(lambda: self.write(current.id, const(Ellipsis), new, node))
+        except DifferentiationError as exc:  # s = m.scale; s += v: fine for a number, refused for an array
+            self.aliases.restore(entry)
+            self.depth -= 1
+            self.ns.scope.setdefault("rebinds_a_number", runtime.rebinds_a_number)
+            message = f"'{self.describe(current.id)}' holds an array here: " + re.sub(r"^.*?:\d+:\d+: ", "", str(exc))
+            test = gast.Call(func=name("rebinds_a_number"), args=[name(current.id), const(message)], keywords=[])
+            self.emit(gast.Expr(value=test), node)
+            result = rebind()
+            self.emit(assign(result, name(new.id)), node)
+            self.aliases.is_number(result)
+            return result
         self.ns.scope.setdefault("updates_in_place", runtime.updates_in_place)
         cond = self.names.fresh("cond", Role.FLAG)
         test = gast.Call(func=name("updates_in_place"), args=[name(current.id)], keywords=[])
         self.emit(assign(cond, test), node)
-        self.depth += 1
-        entry = self.aliases.snapshot([current.id])
-        body = self.block_of(lambda: self.write(current.id, const(Ellipsis), new, node))
         bound = {t for s in walk_stmts(body) if isinstance(s, gast.Assign) for t in targets(s)}
         changing = sorted(bound | {current.id})
         after = self.aliases.snapshot(changing)

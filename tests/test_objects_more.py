@@ -281,3 +281,28 @@ def test_break_and_continue_over_items_of_different_classes(f):
     for i, layer in enumerate(layers):
         layer.skip = i == 1
     check(f, [X.copy(), Net(layers)])
+
+
+def attribute_float_augmented(x, m):
+    s = m.scale
+    s += x[0]
+    return np.sum(s * x) + m.scale
+
+
+def attribute_float_multiplied(x, m):
+    s = m.scale
+    s *= x[1]
+    return s + m.scale * x[0]
+
+
+@pytest.mark.parametrize("f", [attribute_float_augmented, attribute_float_multiplied])
+def test_an_attribute_float_augmented_is_rebound_and_an_array_refused_at_the_users_line(f):
+    check(f, [X.copy(), Net([], scale=2.5)])
+    m = Net([], scale=np.array([2.5, 1.0, 0.5]))  # s += v writes into m.scale, which f reads later
+    line = f.__code__.co_firstlineno + 2
+    for d in (s2sad.grad(f), s2sad.value_and_grad(f), s2sad.hessian(f)):
+        with pytest.raises(DifferentiationError, match=rf"test_objects_more.py:{line}:5: 's' holds an array here"):
+            d(X, m)
+    with pytest.raises(DifferentiationError, match=rf"test_objects_more.py:{line}:5: 's' holds an array here"):
+        s2sad.jvp(f)(X, m, X)
+    assert np.array_equal(m.scale, [2.5, 1.0, 0.5])
