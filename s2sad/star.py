@@ -580,7 +580,7 @@ def method_of(cls, attr):
     from .primitives import is_user_function
     from .resolve import MISSING
 
-    if cls.__getattribute__ is not object.__getattribute__:
+    if cls.__getattribute__ not in (object.__getattribute__, tuple.__getattribute__):  # (a NamedTuple's)
         return None
     checks = []
     for c in cls.__mro__:
@@ -599,7 +599,7 @@ def static_of(cls, attr):
     from .primitives import is_user_function
     from .resolve import MISSING
 
-    if cls.__getattribute__ is not object.__getattribute__:
+    if cls.__getattribute__ not in (object.__getattribute__, tuple.__getattribute__):  # (a NamedTuple's)
         return None
     checks = []
     for c in cls.__mro__:
