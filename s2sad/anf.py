@@ -27,6 +27,7 @@ import gast
 from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
 from .checkpointing import checkpoint
+from .star import SAFE_KEY
 from .errors import DifferentiationError, Location
 from .ir import copy_tree, out_arguments, targets, walk, walk_stmts
 from .naming import Names, Role, all_names, assign, const, name
@@ -323,6 +324,8 @@ class _ANF:
         if isinstance(value, gast.Subscript) and isinstance(value.value, (gast.Name, gast.Attribute)):
             path = self.typed_path(value.value)
             index = value.slice
+            if isinstance(index, gast.Constant) and isinstance(index.value, str):  # model.blocks["a"]
+                return None if path is None or not SAFE_KEY.fullmatch(index.value) else f"{path}['{index.value}']"
             if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub):  # model.layers[-1]
                 index = const(-index.operand.value) if isinstance(index.operand, gast.Constant) else index
             if isinstance(index, gast.Constant) and type(index.value) is int:
@@ -540,9 +543,22 @@ class _ANF:
         written out, ``layer = model.layers[0]``, then the body, and so on, so each call is typed."""
         from .star import typed_object
 
-        path = self.typed_path(node.iter)
+        it, view = node.iter, None
+        if (
+            isinstance(it, gast.Call)
+            and isinstance(it.func, gast.Attribute)
+            and it.func.attr in ("keys", "values", "items")
+            and not it.args
+            and not it.keywords
+        ):
+            it, view = it.func.value, it.func.attr  # for block in model.blocks.values()
+        path = self.typed_path(it)
         types = self.ns.fn.__s2sad_types__ if path is not None else None
         seq = None if types is None else typed_object(self.ns.fn, path)
+        if type(seq) is dict:
+            return self.unrolled_dict(node, it, view, path, types, seq)
+        if view is not None:
+            return False
         if not isinstance(seq, (list, tuple)) or seq and types.items_alike(path):
             return False  # (items alike: one loop body serves every item)
         if seq and any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in walk(node)) or len(seq) > 64:
@@ -552,6 +568,34 @@ class _ANF:
             item = gast.Subscript(value=_copy(node.iter), slice=const(k), ctx=gast.Load())
             first = gast.copy_location(gast.Assign(targets=[_copy(node.target)], value=item, type_comment=None), node)
             self.stmts([first, *(_copy(s) for s in node.body)])
+        return True
+
+    def unrolled_dict(self, node, it, view, path, types, d) -> bool:
+        """``for k in model.blocks`` (``.keys()``, ``.values()``, ``.items()``) over a dict of a known
+        object: written out key by key (``k = 'a'``, the body with ``model.blocks[k]`` read as
+        ``model.blocks['a']``), so each call is typed; the derivative is for those keys."""
+        if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in walk(node)) or len(d) > 64:
+            return False
+        if not all(isinstance(k, str) and SAFE_KEY.fullmatch(k) for k in d):
+            return False
+        types.keys(path)
+        stored = {
+            n.id for s in node.body for n in walk(s) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+        }
+        for key in d:
+            item = gast.Subscript(value=_copy(it), slice=const(key), ctx=gast.Load())
+            value = {None: const(key), "keys": const(key), "values": item}.get(view)
+            if view == "items":
+                value = gast.Tuple(elts=[const(key), item], ctx=gast.Load())
+            first = gast.copy_location(gast.Assign(targets=[_copy(node.target)], value=value, type_comment=None), node)
+            body = [_copy(s) for s in node.body]
+            keys = {n.id for n in walk(node.target) if isinstance(n, gast.Name)} - stored
+            if view in (None, "keys", "items"):
+                for n in (n for s in body for n in walk(s)):  # model.blocks[k]: model.blocks['a']
+                    if isinstance(n, gast.Subscript) and isinstance(n.slice, gast.Name) and n.slice.id in keys:
+                        if view != "items" or n.slice.id == getattr(node.target.elts[0], "id", None):
+                            n.slice = const(key)
+            self.stmts([first, *body])
         return True
 
     def stored_callable(self, func):

@@ -178,12 +178,14 @@ def _receivers(fn) -> tuple[str, ...]:
         target, value = (n.target, n.iter) if isinstance(n, gast.For) else (None, None)
         if isinstance(n, gast.Assign) and len(n.targets) == 1:
             target, value = n.targets[0], n.value
+        if isinstance(target, gast.Tuple) and len(target.elts) == 2 and _dict_view(value):
+            target = target.elts[1]  # for k, block in model.blocks.items()
         if isinstance(target, gast.Name) and counts.get(target.id) == 1 and target.id not in params:
             reached[target.id] = value
 
     def root(node, depth=0):
-        while isinstance(node, (gast.Attribute, gast.Subscript)):
-            node = node.value
+        while isinstance(node, (gast.Attribute, gast.Subscript)) or _dict_view(node):
+            node = node.func.value if isinstance(node, gast.Call) else node.value
         if not isinstance(node, gast.Name) or depth > 8:
             return None
         if node.id in reached:
@@ -267,6 +269,17 @@ def _is_object(globals_, name) -> bool:
         obj is not None
         and not isinstance(obj, (type, types.ModuleType, types.FunctionType, types.MethodType))
         and module not in ("builtins", "numpy", "s2sad", "math", "scipy", "functools", "typing", "collections")
+    )
+
+
+def _dict_view(node) -> bool:
+    """``d.values()``, ``d.keys()`` or ``d.items()`` (for block in model.blocks.values())."""
+    return (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and node.func.attr in ("keys", "values", "items")
+        and not node.args
+        and not node.keywords
     )
 
 
@@ -366,6 +379,15 @@ class Typing:
         self.shared[0][self._full(path) + "#len"] = ("len", len(found[0]))
         return len(found[0])
 
+    def keys(self, path: str) -> tuple | None:
+        """The keys of the dict at ``path``, in order (recorded: the derivative is for those keys)."""
+        found = self._found(path)
+        if len(found) != 1 or type(found[0]) is not dict:
+            return None
+        keys = tuple(found[0])
+        self.shared[0][self._full(path) + "#keys"] = ("keys", keys)
+        return keys
+
     def _full(self, path):
         first = _steps(path)[0]
         return self.names[first] + path[len(first) :]
@@ -463,15 +485,17 @@ def kind_of(obj):
     return type(obj)
 
 
-_STEP = re.compile(r"\.(\w+)|\[(\*|-?\d+)\]")
+_STEP = re.compile(r"\.(\w+)|\[(\*|-?\d+)\]|\['([^'\\]*)'\]")
+SAFE_KEY = re.compile(r"[^'\\\[\]]*")  # a dict key a path can spell: model.blocks['a']
 
 
 def _steps(path: str):
-    """``model.layers[0].w`` -> ("model", ["layers", 0, "w"]); ``[*]`` is "*" (every item)."""
+    """``model.layers[0].w`` -> ("model", ["layers", 0, "w"]); ``[*]`` is "*" (every item or dict
+    value); ``['a']`` is ("key", "a"), a key of a dict."""
     first = re.match(r"\w+", path).group()
     steps = []
-    for attr, item in _STEP.findall(path[len(first) :]):
-        steps.append(attr if attr else item if item == "*" else int(item))
+    for attr, item, key in _STEP.findall(path[len(first) :]):
+        steps.append(attr if attr else ("*" if item == "*" else int(item)) if item else ("key", key))
     return first, steps
 
 
@@ -484,11 +508,17 @@ def _follow(objects: dict, path: str) -> list:
         out = []
         for obj in found:
             if step == "*":
+                if type(obj) is dict:
+                    out.extend(obj.values())
+                    continue
                 if not _is_sequence(obj):
                     return []
                 out.extend(obj)
                 continue
-            got = _item(obj, step) if isinstance(step, int) else _instance_attribute(obj, step)
+            if isinstance(step, tuple):  # a dict's value: model.blocks['a']
+                got = obj[step[1]] if type(obj) is dict and step[1] in obj else _NONE
+            else:
+                got = _item(obj, step) if isinstance(step, int) else _instance_attribute(obj, step)
             if got is _NONE:
                 return []
             out.append(got)
@@ -860,9 +890,13 @@ def _fits(typing: Typing, objects: dict) -> bool:
     for path, kind in guards.items():
         if path in objects and not isinstance(kind, tuple):
             continue  # (its class is in the key)
-        found = _follow(objects, path.removesuffix("#len"))
+        found = _follow(objects, path.removesuffix("#len").removesuffix("#keys"))
         if path.endswith("#len"):
             if len(found) != 1 or not isinstance(found[0], (list, tuple)) or len(found[0]) != kind[1]:
+                return False
+            continue
+        if path.endswith("#keys"):
+            if len(found) != 1 or type(found[0]) is not dict or tuple(found[0]) != kind[1]:
                 return False
             continue
         if not found or any(kind_of(o) != kind for o in found):

@@ -267,10 +267,27 @@ def dict_values_loop(x, model):
     return np.sum(x)
 
 
-@pytest.mark.parametrize("f", [dict_item, dict_loop, dict_values_loop])
+def dict_items_loop(x, model):
+    for k, block in model.blocks.items():
+        x = block.forward(x) * (2.0 if k == "a" else 1.0) + model.blocks[k].forward(x)
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("f", [dict_item, dict_loop, dict_values_loop, dict_items_loop])
 @pytest.mark.parametrize("blocks", [{"a": Lin(1.5), "b": Lin(-0.5)}, {"a": Lin(0.7), "b": Sq(0.4)}])
 def test_layers_held_in_a_dict(f, blocks):
     check(f, [X.copy(), Blocks(blocks)])
+
+
+def test_layers_held_in_a_dict_changed_are_never_stale():
+    for f in (dict_item, dict_loop, dict_values_loop, dict_items_loop):
+        m = Blocks({"a": Lin(1.5), "b": Lin(-0.5)})
+        made = s2sad.grad(f)
+        for change in ({"b": Sq(0.2)}, {"c": Lin(0.3)}, {"a": Sq(0.9)}):
+            m.blocks.update(change)  # another class, another key
+            close(made(X, m), numeric_grad(f, [X, m], 0))
+        m.blocks = {"b": Sq(0.1), "a": Lin(0.4)}  # the same keys in another order
+        close(made(X, m), numeric_grad(f, [X, m], 0))
 
 
 # ---- 5. an empty layer list -----------------------------------------------------------------------
