@@ -27,12 +27,12 @@ import gast
 from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
 from .checkpointing import checkpoint
-from .star import SAFE_KEY
 from .errors import DifferentiationError, Location
 from .ir import copy_tree, out_arguments, targets, walk, walk_stmts
 from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import call_writes
 from .resolve import MISSING, Namespace, dotted
+from .star import SAFE_KEY
 
 # Array methods that are NumPy functions of the receiver: method -> (function, packs *args into a tuple)
 _METHODS = {
