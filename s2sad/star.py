@@ -379,6 +379,17 @@ class Typing:
         self.shared[0][self._full(path) + "#len"] = ("len", len(found[0]))
         return len(found[0])
 
+    def differing(self, path: str):
+        """When the objects at ``path`` (every item: ``[*]``) are not all of one :func:`kind_of`: the
+        dispatcher's path and the names of their kinds; else None."""
+        if "[*]" not in self._full(path) if _steps(path)[0] in self.names else True:
+            return None
+        found = self._found(path)
+        kinds = list(dict.fromkeys(kind_of(o) for o in found))
+        if len(kinds) < 2:
+            return None
+        return self._full(path), [k[1].__name__ if isinstance(k, tuple) else k.__qualname__ for k in kinds]
+
     def keys(self, path: str) -> tuple | None:
         """The keys of the dict at ``path``, in order (recorded: the derivative is for those keys)."""
         found = self._found(path)
