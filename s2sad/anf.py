@@ -1087,9 +1087,18 @@ class _ANF:
     def may_be_a_dict(self, it, loop) -> bool:
         """``for k in d`` over a parameter ``d`` (its type is known only at run time) whose body writes
         into nothing (``list(d)`` holds d's items, not the memory a write would change)."""
-        if not (isinstance(it, gast.Name) and it.id in self.params and self.load(it).id == it.id):
-            return False
+        from .star import typed_object
+
         if self.ns.lookup_name("list") is not builtins.list:
+            return False
+        path = self.typed_path(it)
+        if path is not None and type(typed_object(self.ns.fn, path)) is dict:
+            self.ns.fn.__s2sad_types__.get(path)  # (recorded: the derivative is for a dict there)
+            return True  # for k in model.blocks: its keys, which no write changes
+        root = it
+        while isinstance(root, gast.Attribute):  # for k in model.params: the object's dict, or a list
+            root = root.value
+        if not (isinstance(root, gast.Name) and root.id in self.params and self.load(root).id == root.id):
             return False
         for n in walk(loop):
             if (

@@ -375,3 +375,39 @@ def test_a_while_loop_over_layers_added_later_is_never_stale():
     close(g(X, m), numeric_grad(while_layers, [X, m], 0))
     m.layers.clear()
     assert np.array_equal(g(X, m), np.ones(3))
+
+
+def dict_loop_with_break(x, model):
+    for k in model.blocks:
+        x = model.blocks[k].forward(x)
+        if np.sum(x) > 100.0:
+            break
+    return np.sum(x)
+
+
+class HasParams:
+    def __init__(self, params):
+        self.params = params
+
+
+def over_attribute_dict(x, model):
+    s = 0.0
+    for k in model.params:
+        s = s + np.sum(model.params[k] * np.sin(x))
+    return s
+
+
+def over_attribute_items(x, model):
+    s = 0.0
+    for w in model.params:
+        s = s + np.sum((model.params[w] if isinstance(w, str) else w) * np.sin(x))
+    return s
+
+
+def test_loops_over_a_dict_attribute_iterate_its_keys():
+    """(were KeyError 0: the loop indexed the dict by position)"""
+    check(dict_loop_with_break, [X.copy(), Blocks({"a": Lin(1.5), "b": Lin(0.3)})])
+    params = {"a": np.array([1.0, 2.0, 3.0]), "b": np.array([0.5, -0.5, 1.0])}
+    check(over_attribute_dict, [X.copy(), HasParams(params)])
+    check(over_attribute_items, [X.copy(), HasParams(params)])
+    check(over_attribute_items, [X.copy(), HasParams(list(params.values()))])  # a list: its items
