@@ -16,6 +16,7 @@ known length (``helper(*args)``) or to a dict display of string keys never chang
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
 import types
@@ -865,6 +866,7 @@ def dispatcher(fn, chain: list, build):
             objects = {p: given[p] if p in given else sig.parameters[p].default for p in positional_typed}
         for name in typed_globals:
             objects[name] = bound[name] if name in bound else fn.__globals__.get(name)
+        _refuse_object_wrt(fn, chain[0][1], params, objects)
         key = (len(fargs), tuple(kwargs), *map(type, objects.values()))
         for hit in made.get(key, ()):
             if _fits(hit[4], objects) and _valid(hit, fn):
@@ -891,6 +893,31 @@ def dispatcher(fn, chain: list, build):
     )
     derivative.__s2sad_dispatch__ = (fn, chain)
     return derivative
+
+
+def _refuse_object_wrt(fn, wrt, params, objects) -> None:
+    """``wrt`` naming an argument that is a plain object whose methods ``fn`` calls: refused (the objects
+    are constants; a dataclass, NamedTuple, dict, list or tuple is a container of arrays)."""
+    names = []
+    for w in wrt if isinstance(wrt, (tuple, list)) else [wrt]:
+        if isinstance(w, int) and not isinstance(w, bool) and -len(params) <= w < len(params):
+            names.append(params[w].name)
+        elif isinstance(w, str):
+            names.append(w)
+    for n in names:
+        obj = objects.get(n, _NONE)
+        if obj is _NONE or isinstance(obj, (list, tuple, dict, np.ndarray, np.generic, int, float, complex)):
+            continue
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            continue
+        code = fn.__code__
+        raise DifferentiationError(
+            f"{code.co_filename}:{code.co_firstlineno}:1: wrt names '{n}', an object of class "
+            f"{type(obj).__qualname__} whose methods {fn.__qualname__} calls; s2sad differentiates with respect to "
+            "numbers, arrays and containers of them (dict, list, tuple, NamedTuple, dataclass), as JAX does: "
+            "make it a dataclass or NamedTuple, pass its arrays in a dict, or keep the object a constant "
+            "(differentiate with respect to another argument)"
+        )
 
 
 def _fits(typing: Typing, objects: dict) -> bool:

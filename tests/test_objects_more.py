@@ -411,3 +411,15 @@ def test_loops_over_a_dict_attribute_iterate_its_keys():
     check(over_attribute_dict, [X.copy(), HasParams(params)])
     check(over_attribute_items, [X.copy(), HasParams(params)])
     check(over_attribute_items, [X.copy(), HasParams(list(params.values()))])  # a list: its items
+
+
+@pytest.mark.parametrize("f", [loop_calls, item_call, while_layers])
+def test_wrt_naming_a_plain_object_whose_methods_f_calls_is_refused(f):
+    """(README: the objects are constants; was a TypeError from add_at in the generated code)"""
+    m = Net([Lin(1.5), Sq(0.4)])
+    match = rf"test_objects_more.py:{f.__code__.co_firstlineno}:1: wrt names 'model', an object of class Net"
+    for d in (s2sad.grad, s2sad.value_and_grad, s2sad.vjp, s2sad.hessian):
+        with pytest.raises(DifferentiationError, match=match):
+            d(f, wrt=1)(X, m) if d is not s2sad.vjp else d(f, wrt=1)(X, m, 1.0)
+    with pytest.raises(DifferentiationError, match=match):
+        s2sad.jvp(f, wrt=1)(X, m, m)
