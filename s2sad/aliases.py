@@ -750,13 +750,19 @@ def _held_names(value, resolve) -> set[str]:
     """The names whose objects ``value`` may be or hold: those it mentions, but for a call's arguments
     that are new objects themselves (``helper(s, x * i)`` may return ``s``, not ``x``)."""
     if not isinstance(value, gast.Call):
-        return _names(value)
+        return _names_held(value)
     parts = [value.func, *value.args, *(k.value for k in value.keywords)]
-    return set().union(*(_names(p) for p in parts if not _fresh_value(p, resolve)))
+    return set().union(*(_names_held(p) for p in parts if not _fresh_value(p, resolve)))
 
 
 def _names(node) -> set[str]:
     return {n.id for n in walk(node) if isinstance(n, gast.Name)}
+
+
+def _names_held(node) -> set[str]:
+    """The names under ``node`` but those only read as an index (``i`` of ``model.layers[i].f``)."""
+    indices = {id(n) for s in walk(node) if isinstance(s, gast.Subscript) for n in walk(s.slice)}
+    return {n.id for n in walk(node) if isinstance(n, gast.Name) and id(n) not in indices}
 
 
 def _fresh_value(value, resolve) -> bool:

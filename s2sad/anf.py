@@ -20,6 +20,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import itertools
+import re
 from dataclasses import dataclass
 
 import gast
@@ -28,12 +29,13 @@ import numpy as np
 from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
 from .checkpointing import checkpoint
-from .errors import Location
+from .errors import DifferentiationError, Location
 from .ir import copy_tree, out_arguments, targets, walk, walk_stmts
 from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import call_writes
 from .primitives import is_user_function
 from .resolve import MISSING, Namespace, dotted
+from .star import SAFE_KEY
 
 # Array methods that are NumPy functions of the receiver: method -> (function, packs *args into a tuple)
 _METHODS = {
@@ -329,12 +331,17 @@ class _ANF:
             return None
         if isinstance(value, gast.Name):
             return value.id if value.id in types.objects else self.typed.get(value.id)
-        if isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name):
+        # (a bound constant's attributes stay chains: self.layers[i] of grad(m.loss))
+        if isinstance(value, gast.Attribute) and isinstance(value.value, (gast.Name, gast.Attribute)):
             path = self.typed_path(value.value)
             return None if path is None else f"{path}.{value.attr}"
-        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):  # model.layers[0]
+        if isinstance(value, gast.Subscript) and isinstance(value.value, (gast.Name, gast.Attribute)):
             path = self.typed_path(value.value)
             index = value.slice
+            if isinstance(index, gast.Constant) and isinstance(index.value, str):  # model.blocks["a"]
+                return None if path is None or not SAFE_KEY.fullmatch(index.value) else f"{path}['{index.value}']"
+            if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub):  # model.layers[-1]
+                index = const(-index.operand.value) if isinstance(index.operand, gast.Constant) else index
             if isinstance(index, gast.Constant) and type(index.value) is int:
                 return None if path is None else f"{path}[{index.value}]"
             return None if path is None or not isinstance(index, gast.Name) else f"{path}[*]"
@@ -354,7 +361,12 @@ class _ANF:
             return const(-node.operand.value)
         if isinstance(node, gast.Name):
             return self.load(node)
-        if isinstance(node, gast.Attribute) and dotted(node) and dotted(node).split(".")[0] not in self.ns.locals:
+        if (
+            isinstance(node, gast.Attribute)
+            and dotted(node)
+            and dotted(node).split(".")[0] not in self.ns.locals
+            and self.typed_path(node) is None  # (self.layers of grad(m.loss): an object's, read as a parameter's)
+        ):
             return self.rename_loads(node)  # a module constant such as math.pi: an atom
         value = self.expr(node)
         if is_atom(value):
@@ -502,6 +514,9 @@ class _ANF:
         if is_method and self.stored_callable(func) is not None:  # model.layer(x): t = model.layer; t(x)
             func = self.atom(func)
             is_method, root = False, func.id
+        if isinstance(func, gast.Subscript) and self.typed_path(func) is not None:
+            func = self.atom(func)  # model.layers[0](x) of an item of a known class: t = model.layers[0]; t(x)
+            root = func.id
         bound = None
         if not is_method and isinstance(func, gast.Name) and func.id in self.ns.locals | set(self.typed):
             bound = self.bound_method(self.load(func) if func.id in self.env else func, node)
@@ -542,18 +557,59 @@ class _ANF:
         written out, ``layer = model.layers[0]``, then the body, and so on, so each call is typed."""
         from .star import typed_object
 
-        path = self.typed_path(node.iter)
+        it, view = node.iter, None
+        if (
+            isinstance(it, gast.Call)
+            and isinstance(it.func, gast.Attribute)
+            and it.func.attr in ("keys", "values", "items")
+            and not it.args
+            and not it.keywords
+        ):
+            it, view = it.func.value, it.func.attr  # for block in model.blocks.values()
+        path = self.typed_path(it)
         types = self.ns.fn.__s2sad_types__ if path is not None else None
         seq = None if types is None else typed_object(self.ns.fn, path)
-        if not isinstance(seq, (list, tuple)) or not seq or types.items_alike(path):
-            return False  # (items alike: one loop body serves every item)
-        if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in walk(node)) or len(seq) > 64:
+        if type(seq) is dict:
+            return self.unrolled_dict(node, it, view, path, types, seq)
+        if view is not None:
             return False
+        if not isinstance(seq, (list, tuple)) or seq and types.items_alike(path):
+            return False  # (items alike: one loop body serves every item)
+        if seq and any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in walk(node)) or len(seq) > 64:
+            return False  # (no items: the body never runs)
         types.length(path)
         for k in range(len(seq)):
             item = gast.Subscript(value=_copy(node.iter), slice=const(k), ctx=gast.Load())
             first = gast.copy_location(gast.Assign(targets=[_copy(node.target)], value=item, type_comment=None), node)
             self.stmts([first, *(_copy(s) for s in node.body)])
+        return True
+
+    def unrolled_dict(self, node, it, view, path, types, d) -> bool:
+        """``for k in model.blocks`` (``.keys()``, ``.values()``, ``.items()``) over a dict of a known
+        object: written out key by key (``k = 'a'``, the body with ``model.blocks[k]`` read as
+        ``model.blocks['a']``), so each call is typed; the derivative is for those keys."""
+        if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in walk(node)) or len(d) > 64:
+            return False
+        if not all(isinstance(k, str) and SAFE_KEY.fullmatch(k) for k in d):
+            return False
+        types.keys(path)
+        stored = {
+            n.id for s in node.body for n in walk(s) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+        }
+        for key in d:
+            item = gast.Subscript(value=_copy(it), slice=const(key), ctx=gast.Load())
+            value = {None: const(key), "keys": const(key), "values": item}.get(view)
+            if view == "items":
+                value = gast.Tuple(elts=[const(key), item], ctx=gast.Load())
+            first = gast.copy_location(gast.Assign(targets=[_copy(node.target)], value=value, type_comment=None), node)
+            body = [_copy(s) for s in node.body]
+            keys = {n.id for n in walk(node.target) if isinstance(n, gast.Name)} - stored
+            if view in (None, "keys", "items"):
+                for n in (n for s in body for n in walk(s)):  # model.blocks[k]: model.blocks['a']
+                    if isinstance(n, gast.Subscript) and isinstance(n.slice, gast.Name) and n.slice.id in keys:
+                        if view != "items" or n.slice.id == getattr(node.target.elts[0], "id", None):
+                            n.slice = const(key)
+            self.stmts([first, *body])
         return True
 
     def stored_callable(self, func):
@@ -674,8 +730,10 @@ class _ANF:
     # ---- statements ------------------------------------------------------------------------
     def block_of(self, fn):
         saved, self.out = self.out, []
-        fn()
-        block, self.out = self.out, saved
+        try:
+            fn()
+        finally:
+            block, self.out = self.out, saved
         return block or [gast.Pass()]
 
     def stmts(self, stmts):
@@ -839,13 +897,25 @@ class _ANF:
             self.write(current.id, const(Ellipsis), new, node)
             return current.id
         # another live name shares x: x += v writes into an array, rebinds a number
+        self.depth += 1
+        entry = self.aliases.snapshot([current.id])
+        try:
+            body = self.block_of(lambda: self.write(current.id, const(Ellipsis), new, node))
+        except DifferentiationError as exc:  # s = m.scale; s += v: fine for a number, refused for an array
+            self.aliases.restore(entry)
+            self.depth -= 1
+            self.ns.scope.setdefault("rebinds_a_number", runtime.rebinds_a_number)
+            message = f"'{self.describe(current.id)}' holds an array here: " + re.sub(r"^.*?:\d+:\d+: ", "", str(exc))
+            test = gast.Call(func=name("rebinds_a_number"), args=[name(current.id), const(message)], keywords=[])
+            self.emit(gast.Expr(value=test), node)
+            result = rebind()
+            self.emit(assign(result, name(new.id)), node)
+            self.aliases.is_number(result)
+            return result
         self.ns.scope.setdefault("updates_in_place", runtime.updates_in_place)
         cond = self.names.fresh("cond", Role.FLAG)
         test = gast.Call(func=name("updates_in_place"), args=[name(current.id)], keywords=[])
         self.emit(assign(cond, test), node)
-        self.depth += 1
-        entry = self.aliases.snapshot([current.id])
-        body = self.block_of(lambda: self.write(current.id, const(Ellipsis), new, node))
         bound = {t for s in walk_stmts(body) if isinstance(s, gast.Assign) for t in targets(s)}
         changing = sorted(bound | {current.id})
         after = self.aliases.snapshot(changing)
@@ -1088,9 +1158,20 @@ class _ANF:
         return False
 
     def may_be_a_dict(self, it, loop) -> bool:
-        """``for k in d`` over a parameter ``d`` (its type is known only at run time) whose body writes
-        into nothing (``list(d)`` holds d's items, not the memory a write would change)."""
-        if not (isinstance(it, gast.Name) and it.id in self.params and self.load(it).id == it.id):
+        """``for k in d`` over a parameter ``d`` or its attribute (its type is known only at run time)
+        whose body writes into nothing, or over a dict attribute of an object of a known class."""
+        from .star import typed_object
+
+        if self.ns.lookup_name("list") is not builtins.list:
+            return False
+        path = self.typed_path(it)
+        if path is not None and type(typed_object(self.ns.fn, path)) is dict:
+            self.ns.fn.__s2sad_types__.get(path)  # (recorded: the derivative is for a dict there)
+            return True  # for k in model.blocks: its keys, which no write changes
+        root = it
+        while isinstance(root, gast.Attribute):  # for k in model.params: the object's dict, or a list
+            root = root.value
+        if not (isinstance(root, gast.Name) and root.id in self.params and self.load(root).id == root.id):
             return False
         return self.reads_only(loop)
 

@@ -72,11 +72,14 @@ class Op:
     args: list = field(default_factory=list)
     keywords: dict = field(default_factory=dict)
     what: str = ""  # how to name the construct in messages
+    refusal: str = ""  # an OPAQUE op's own refusal message, when it has one
     keys: list | None = None  # a dict display's keys (atoms), for BUILD
 
 
 def opaque_message(op) -> str:
     """The refusal of an expression s2sad keeps whole (``op.kind == OPAQUE``) over differentiated values."""
+    if op.refusal:
+        return op.refusal
     if op.what in ("set comprehension", "set literal"):
         return (
             f"{op.what} over differentiated values is not supported: a set has no order, so it is not a "
@@ -181,6 +184,11 @@ def _call(call, stmt, ns: Namespace) -> Op:
             what = f"method .{call.func.attr}()"
         else:
             what = f"{path}()" if path else "a call of a computed function"
+        if _of_no_items(call.func, ns):  # model.layers[i].f(a) of an empty list: never runs
+            return Op(NONDIFF, stmt, args=args, keywords=keywords, what=what)
+        refusal = _items_differ(call.func, ns)
+        if refusal:
+            return Op(OPAQUE, stmt, args=args, keywords=keywords, what=what, refusal=refusal)
         return Op(UNKNOWN, stmt, args=args, keywords=keywords, what=what)
     if is_output(obj):
         return Op(NONDIFF, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()")
@@ -234,6 +242,41 @@ def _typed_method(func, ns, stmt):
         owner += "_"
     ns.scope[owner] = ns.lifted[owner] = cls  # (lifted: put into the generated module)
     return fn, checks, gast.Name(id=owner, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _of_no_items(func, ns) -> bool:
+    """Whether ``func`` is a method or a call of an item of a list or tuple that is empty (recorded: the
+    derivative is for that length): ``model.layers[i].f(a)`` in ``while i < len(model.layers)``."""
+    receiver = func.value if isinstance(func, gast.Attribute) else func
+    path = typed_path(receiver.id, ns) if isinstance(receiver, gast.Name) else None
+    if path is None or "[*]" not in path:
+        return False
+    return ns.fn.__s2sad_types__.length(path[: path.index("[*]")]) == 0
+
+
+def _items_differ(func, ns) -> str:
+    """For ``layer.forward(x)`` or ``t(x)`` on every item of a list (``[*]``) whose items differ where the
+    call needs them (their classes, the functions stored on them): why it is refused, else ""."""
+    receiver = func.value if isinstance(func, gast.Attribute) else func
+    path = typed_path(receiver.id, ns) if isinstance(receiver, gast.Name) else None
+    found = ns.fn.__s2sad_types__.differing(path) if path is not None else None
+    if not found:
+        return ""
+    full, kinds = found
+    seq = full[: full.rindex("[*]")]
+    rest = full[len(seq) + 3 :]
+    if rest:
+        subject = f"a call of '{rest}' of the items of '{seq}', which differ ({', '.join(kinds)})"
+    elif isinstance(func, gast.Attribute):
+        subject = f"`.{func.attr}()` on the items of '{seq}', which differ ({', '.join(kinds)})"
+    else:
+        subject = f"a call of the items of '{seq}', which differ ({', '.join(kinds)})"
+    return (
+        f"{subject}: one loop body cannot call a different function per item, and s2sad writes a loop "
+        "over such items out item by item only for `for item in seq` (or over a dict's keys, values or items) "
+        "without break, continue or return, over at most 64 items; make the items alike (one class, the "
+        "same functions stored on them), or write the loop without break, continue and return"
+    )
 
 
 def _typed_callable(func, ns):

@@ -16,6 +16,7 @@ known length (``helper(*args)``) or to a dict display of string keys never chang
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
 import types
@@ -167,6 +168,9 @@ def _receivers(fn) -> tuple[str, ...]:
 
     tree = parse_function(fn).tree
     params = [a.id for a in list(getattr(tree.args, "posonlyargs", None) or []) + tree.args.args + tree.args.kwonlyargs]
+    bound = getattr(fn, "__s2sad_bound__", None) or {}
+    constants = [p for p in bound if _is_object(bound, p)]  # grad(m.loss): self is m, known now
+    params += constants
     stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
 
     reached = {}  # a local name bound once to an item or attribute of a parameter (for layer in model.layers)
@@ -175,12 +179,14 @@ def _receivers(fn) -> tuple[str, ...]:
         target, value = (n.target, n.iter) if isinstance(n, gast.For) else (None, None)
         if isinstance(n, gast.Assign) and len(n.targets) == 1:
             target, value = n.targets[0], n.value
+        if isinstance(target, gast.Tuple) and len(target.elts) == 2 and _dict_view(value):
+            target = target.elts[1]  # for k, block in model.blocks.items()
         if isinstance(target, gast.Name) and counts.get(target.id) == 1 and target.id not in params:
             reached[target.id] = value
 
     def root(node, depth=0):
-        while isinstance(node, (gast.Attribute, gast.Subscript)):
-            node = node.value
+        while isinstance(node, (gast.Attribute, gast.Subscript)) or _dict_view(node):
+            node = node.func.value if isinstance(node, gast.Call) else node.value
         if not isinstance(node, gast.Name) or depth > 8:
             return None
         if node.id in reached:
@@ -196,9 +202,14 @@ def _receivers(fn) -> tuple[str, ...]:
 
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     out, strict = set(), set()  # strict: not only through NumPy's method names (model.sum(x), W.dot(x))
+    from .resolve import dotted
+
     for call in gast.walk(tree):
         if not isinstance(call, gast.Call):
             continue
+        path = dotted(call.func)
+        if path and path.split(".")[0] in constants:
+            continue  # self.predict(w), self.layer.forward(x) of a bound object: resolved where generated
         if isinstance(call.func, gast.Attribute) and root(call.func.value):
             if call.func.attr not in _BUILTIN_METHODS:  # not x.reshape(2, 2), lst.append(v)
                 out.add(root(call.func.value))  # model.loss(x), self.layer.forward(x), model.layers[0].f(x)
@@ -259,6 +270,17 @@ def _is_object(globals_, name) -> bool:
         obj is not None
         and not isinstance(obj, (type, types.ModuleType, types.FunctionType, types.MethodType))
         and module not in ("builtins", "numpy", "s2sad", "math", "scipy", "functools", "typing", "collections")
+    )
+
+
+def _dict_view(node) -> bool:
+    """``d.values()``, ``d.keys()`` or ``d.items()`` (for block in model.blocks.values())."""
+    return (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and node.func.attr in ("keys", "values", "items")
+        and not node.args
+        and not node.keywords
     )
 
 
@@ -358,6 +380,26 @@ class Typing:
         self.shared[0][self._full(path) + "#len"] = ("len", len(found[0]))
         return len(found[0])
 
+    def differing(self, path: str):
+        """When the objects at ``path`` (every item: ``[*]``) are not all of one :func:`kind_of`: the
+        dispatcher's path and the names of their kinds; else None."""
+        if "[*]" not in self._full(path) if _steps(path)[0] in self.names else True:
+            return None
+        found = self._found(path)
+        kinds = list(dict.fromkeys(kind_of(o) for o in found))
+        if len(kinds) < 2:
+            return None
+        return self._full(path), [k[1].__name__ if isinstance(k, tuple) else k.__qualname__ for k in kinds]
+
+    def keys(self, path: str) -> tuple | None:
+        """The keys of the dict at ``path``, in order (recorded: the derivative is for those keys)."""
+        found = self._found(path)
+        if len(found) != 1 or type(found[0]) is not dict:
+            return None
+        keys = tuple(found[0])
+        self.shared[0][self._full(path) + "#keys"] = ("keys", keys)
+        return keys
+
     def _full(self, path):
         first = _steps(path)[0]
         return self.names[first] + path[len(first) :]
@@ -455,15 +497,17 @@ def kind_of(obj):
     return type(obj)
 
 
-_STEP = re.compile(r"\.(\w+)|\[(\*|-?\d+)\]")
+_STEP = re.compile(r"\.(\w+)|\[(\*|-?\d+)\]|\['([^'\\]*)'\]")
+SAFE_KEY = re.compile(r"[^'\\\[\]]*")  # a dict key a path can spell: model.blocks['a']
 
 
 def _steps(path: str):
-    """``model.layers[0].w`` -> ("model", ["layers", 0, "w"]); ``[*]`` is "*" (every item)."""
+    """``model.layers[0].w`` -> ("model", ["layers", 0, "w"]); ``[*]`` is "*" (every item or dict
+    value); ``['a']`` is ("key", "a"), a key of a dict."""
     first = re.match(r"\w+", path).group()
     steps = []
-    for attr, item in _STEP.findall(path[len(first) :]):
-        steps.append(attr if attr else item if item == "*" else int(item))
+    for attr, item, key in _STEP.findall(path[len(first) :]):
+        steps.append(attr if attr else ("*" if item == "*" else int(item)) if item else ("key", key))
     return first, steps
 
 
@@ -476,11 +520,17 @@ def _follow(objects: dict, path: str) -> list:
         out = []
         for obj in found:
             if step == "*":
+                if type(obj) is dict:
+                    out.extend(obj.values())
+                    continue
                 if not _is_sequence(obj):
                     return []
                 out.extend(obj)
                 continue
-            got = _item(obj, step) if isinstance(step, int) else _instance_attribute(obj, step)
+            if isinstance(step, tuple):  # a dict's value: model.blocks['a']
+                got = obj[step[1]] if type(obj) is dict and step[1] in obj else _NONE
+            else:
+                got = _item(obj, step) if isinstance(step, int) else _instance_attribute(obj, step)
             if got is _NONE:
                 return []
             out.append(got)
@@ -572,7 +622,7 @@ def method_of(cls, attr):
     from .primitives import is_user_function
     from .resolve import MISSING
 
-    if cls.__getattribute__ is not object.__getattribute__:
+    if cls.__getattribute__ not in (object.__getattribute__, tuple.__getattribute__):  # (a NamedTuple's)
         return None
     checks = []
     for c in cls.__mro__:
@@ -591,7 +641,7 @@ def static_of(cls, attr):
     from .primitives import is_user_function
     from .resolve import MISSING
 
-    if cls.__getattribute__ is not object.__getattribute__:
+    if cls.__getattribute__ not in (object.__getattribute__, tuple.__getattribute__):  # (a NamedTuple's)
         return None
     checks = []
     for c in cls.__mro__:
@@ -789,6 +839,7 @@ def dispatcher(fn, chain: list, build):
 
     sig = signature()[0]
     typed_globals = [g for g in typed if g not in sig.parameters]  # helper(x, M): M's object now
+    bound = getattr(fn, "__s2sad_bound__", None) or {}  # grad(m.loss): self is m
     positional_typed = [p for p in typed if p in sig.parameters]
     kind0 = chain[-1][0]
     extra_count = sum(_trailing(kind, wrt) for kind, wrt, _ in chain)
@@ -814,7 +865,8 @@ def dispatcher(fn, chain: list, build):
             given = sig.bind(*fargs, **kwargs).arguments  # TypeError as Python's call of fn would raise
             objects = {p: given[p] if p in given else sig.parameters[p].default for p in positional_typed}
         for name in typed_globals:
-            objects[name] = fn.__globals__.get(name)
+            objects[name] = bound[name] if name in bound else fn.__globals__.get(name)
+        _refuse_object_wrt(fn, chain[0][1], params, objects)
         key = (len(fargs), tuple(kwargs), *map(type, objects.values()))
         for hit in made.get(key, ()):
             if _fits(hit[4], objects) and _valid(hit, fn):
@@ -843,6 +895,31 @@ def dispatcher(fn, chain: list, build):
     return derivative
 
 
+def _refuse_object_wrt(fn, wrt, params, objects) -> None:
+    """``wrt`` naming an argument that is a plain object whose methods ``fn`` calls: refused (the objects
+    are constants; a dataclass, NamedTuple, dict, list or tuple is a container of arrays)."""
+    names = []
+    for w in wrt if isinstance(wrt, (tuple, list)) else [wrt]:
+        if isinstance(w, int) and not isinstance(w, bool) and -len(params) <= w < len(params):
+            names.append(params[w].name)
+        elif isinstance(w, str):
+            names.append(w)
+    for n in names:
+        obj = objects.get(n, _NONE)
+        if obj is _NONE or isinstance(obj, (list, tuple, dict, np.ndarray, np.generic, int, float, complex)):
+            continue
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            continue
+        code = fn.__code__
+        raise DifferentiationError(
+            f"{code.co_filename}:{code.co_firstlineno}:1: wrt names '{n}', an object of class "
+            f"{type(obj).__qualname__} whose methods {fn.__qualname__} calls; s2sad differentiates with respect to "
+            "numbers, arrays and containers of them (dict, list, tuple, NamedTuple, dataclass), as JAX does: "
+            "make it a dataclass or NamedTuple, pass its arrays in a dict, or keep the object a constant "
+            "(differentiate with respect to another argument)"
+        )
+
+
 def _fits(typing: Typing, objects: dict) -> bool:
     """Whether this call's objects are of the kinds generation saw (the typed arguments' classes are in
     the memo's key; here the paths followed, ``model.layer``, ``model.layers[*]``, and a function given
@@ -851,9 +928,13 @@ def _fits(typing: Typing, objects: dict) -> bool:
     for path, kind in guards.items():
         if path in objects and not isinstance(kind, tuple):
             continue  # (its class is in the key)
-        found = _follow(objects, path.removesuffix("#len"))
+        found = _follow(objects, path.removesuffix("#len").removesuffix("#keys"))
         if path.endswith("#len"):
             if len(found) != 1 or not isinstance(found[0], (list, tuple)) or len(found[0]) != kind[1]:
+                return False
+            continue
+        if path.endswith("#keys"):
+            if len(found) != 1 or type(found[0]) is not dict or tuple(found[0]) != kind[1]:
                 return False
             continue
         if not found or any(kind_of(o) != kind for o in found):

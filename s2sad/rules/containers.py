@@ -59,7 +59,7 @@ def getattr_(y, o, name):
 
 @forward_rule(getattr)
 def getattr_(y, o, name):
-    dy = getattr(do, name)
+    dy = item_of(do, name)
 
 
 @reverse_rule(runtime.item_of, name="s2sad.runtime.item_of")

@@ -34,6 +34,7 @@ __all__ = [
     "zeros_like",
     "copy_input",
     "updates_in_place",
+    "rebinds_a_number",
     "last_writes",
     "is_view",
     "unshared",
@@ -495,6 +496,16 @@ def updates_in_place(x):
     if isinstance(x, (int, float, complex, np.number)):
         return False
     raise TypeError(f"s2sad: += on a {type(x).__name__} that another name shares is not supported; write x = x + v")
+
+
+def rebinds_a_number(x, message):
+    """True when ``x += v`` rebinds ``x`` (a Python number); for an array (whose memory the generated code
+    cannot follow there), the refusal ``message`` at the user's line."""
+    if updates_in_place(x):
+        from .refusals import refusal
+
+        raise refusal(message)
+    return True
 
 
 def snapshot(x):

@@ -144,9 +144,24 @@ def tree_add(a, b):
     return a + b
 
 
+def _field(g, index):
+    """Refuse ``index`` of a NamedTuple or dataclass ``g`` that is not one of its fields (a property, a
+    method or another attribute): its derivative is not a part of ``g``'s adjoint or tangent."""
+    fields = g._fields if isinstance(g, tuple) else _fields(g) if dataclasses.is_dataclass(g) else None
+    if fields is not None and index not in fields:
+        from .refusals import refusal
+
+        raise refusal(
+            f"'{index}' is not a field of {type(g).__name__} (a property or another attribute): s2sad "
+            f"differentiates with respect to its fields {list(fields)}; read them in f (write the property's "
+            "expression out) or keep the object a constant (differentiate with respect to another argument)"
+        )
+
+
 def item_of(g, index):
     """``g[index]``, where a string index of a NamedTuple or dataclass names a field."""
     if isinstance(index, str) and not isinstance(g, dict):
+        _field(g, index)
         return getattr(g, index)
     return g[index]
 
@@ -157,6 +172,8 @@ def set_item(g, index, v):
         out = type(g)(g) if type(g) is not dict else dict(g)
         out[index] = v
         return out
+    if isinstance(index, str) and not isinstance(g, dict):
+        _field(g, index)
     if isinstance(g, (list, tuple)):
         if isinstance(index, str):
             index = g._fields.index(index)

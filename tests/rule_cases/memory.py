@@ -2,7 +2,16 @@
 
 import numpy as np
 
-from s2sad.runtime import copy_input, is_view, last_writes, snapshot, stored, unshared, updates_in_place
+from s2sad.runtime import (
+    copy_input,
+    is_view,
+    last_writes,
+    rebinds_a_number,
+    snapshot,
+    stored,
+    unshared,
+    updates_in_place,
+)
 
 from . import A, case
 
@@ -16,6 +25,12 @@ def copy_input_array(x):
 @case("s2sad.runtime.updates_in_place", A(3))
 def updates_in_place_is_a_test(x):
     return x * 2.0 if updates_in_place(x) else x
+
+
+@case("s2sad.runtime.rebinds_a_number", A(3))
+def rebinds_a_number_is_a_check(x):
+    s = float(np.sum(x))
+    return x * 2.0 if rebinds_a_number(s, "never: s is a number") else x
 
 
 @case("s2sad.runtime.last_writes", A(4))
