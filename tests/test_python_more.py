@@ -1,0 +1,79 @@
+"""Python as people write it (issue 13, round 16): ``math``'s functions of sequences and the other ``math``
+functions that had no rule, ... Each is exact in every mode against finite differences, or refused at the
+user's line naming the user's construct."""
+
+import math
+
+import numpy as np
+import pytest
+
+import s2sad
+from tests.exact_or_refused import assert_exact_or_refused
+from tests.test_nested_functions import check_all
+
+# ---- 1. math.fsum, math.prod, math.dist, math.degrees, math.radians, math.cbrt, math.hypot(a, b, c) ------
+
+
+def f_fsum(x):
+    return math.fsum([x, x * x, 3.0]) * x + math.fsum(x * i for i in range(3))
+
+
+def f_prod(x):
+    return (
+        math.prod([x, x * x, 2.0])
+        + math.prod((x, 0.0))
+        + math.prod([x, 3.0], start=x)
+        + math.prod(x + i for i in range(3))
+    )
+
+
+def f_dist(x):
+    return math.dist([x, 1.0, x * x], (2.0, x, 0.5)) * x
+
+
+def f_angles(x):
+    return math.degrees(x) * math.radians(x * x) + math.sin(math.radians(math.degrees(x)))
+
+
+def f_hypot(x):
+    return math.hypot(x, 2.0 * x, 3.0) + math.hypot(x * x) + math.hypot(x, 1.0, x, x * x) * x
+
+
+def f_hypot_items(x):
+    ys = [x, 2.0, x * x]
+    return math.hypot(*ys) + math.hypot()
+
+
+def f_prod_of_arrays(a):
+    return np.sum(math.prod([a, a * a, 2.0 * a]))
+
+
+@pytest.mark.parametrize("f", [f_fsum, f_prod, f_dist, f_angles, f_hypot, f_hypot_items])
+@pytest.mark.parametrize("x", [0.7, -1.3])
+def test_math_of_sequences(f, x):
+    check_all(f, [x])
+    assert_exact_or_refused(f, [x])
+
+
+def test_prod_at_a_zero_factor():
+    check_all(f_prod, [0.0])
+
+
+def test_prod_of_arrays():
+    check_all(f_prod_of_arrays, [np.array([0.5, -1.2, 0.0])])
+
+
+@pytest.mark.skipif(not hasattr(math, "cbrt"), reason="math.cbrt is Python >= 3.11")
+@pytest.mark.parametrize("x", [0.7, -1.3])
+def test_cbrt(x):
+    def f(x):
+        return math.cbrt(x * x + x) * x
+
+    check_all(f, [x])
+
+
+def test_dist_of_equal_points_is_nan_not_a_crash():
+    def f(x):
+        return math.dist([x, 1.0], [x, 1.0])
+
+    assert np.isnan(s2sad.grad(f)(0.5))
