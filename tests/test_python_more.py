@@ -77,3 +77,61 @@ def test_dist_of_equal_points_is_nan_not_a_crash():
         return math.dist([x, 1.0], [x, 1.0])
 
     assert np.isnan(s2sad.grad(f)(0.5))
+
+
+# ---- 2. augmented writes into a list's items: lst[1] += lst[0], lst[0] = lst[0] * x ---------------------
+
+
+def f_list_aug(x):
+    lst = [x, 2.0 * x, 1.0]
+    lst[1] += lst[0]
+    lst[2] *= lst[1]
+    lst[0] = lst[0] * x
+    return lst[0] + lst[1] * lst[2] + x
+
+
+def f_list_passed(lst, x):
+    lst[1] += lst[0] * x
+    lst[0] = lst[0] * x
+    return lst[0] * lst[1]
+
+
+def f_dict_aug(x):
+    d = {"a": x, "b": x * x}
+    d["b"] += d["a"]
+    return d["b"] * x
+
+
+@pytest.mark.parametrize("f", [f_list_aug, f_dict_aug])
+def test_augmented_list_items(f):
+    check_all(f, [0.8])
+    assert_exact_or_refused(f, [0.8])
+
+
+def test_augmented_items_of_a_passed_list():
+    def value(x):
+        return f_list_passed([0.5, -1.5], x)
+
+    lst, eps = [0.5, -1.5], 1e-6
+    fd = (value(0.8 + eps) - value(0.8 - eps)) / (2 * eps)
+    assert abs(s2sad.grad(f_list_passed, wrt=1)(lst, 0.8) - fd) < 1e-6
+    assert lst == [0.5, -1.5]
+    fd2 = (
+        s2sad.grad(f_list_passed, wrt=1)([0.5, -1.5], 0.8 + eps)
+        - s2sad.grad(f_list_passed, wrt=1)([0.5, -1.5], 0.8 - eps)
+    ) / (2 * eps)
+    assert abs(s2sad.hessian(f_list_passed, wrt=1)(lst, 0.8) - fd2) < 1e-5
+    assert lst == [0.5, -1.5]
+    assert_exact_or_refused(f_list_passed, [[0.5, -1.5], 0.8], wrt=[1])
+
+
+def f_list_of_one_array(x):
+    lst = [x, x]
+    lst[1] += lst[0]
+    return np.sum(lst[0] * lst[1])
+
+
+def test_augmented_item_holding_a_shared_array_is_refused_at_the_users_line():
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_python_more.py:\d+:\d+: .*`lst\[1\] op= v`"):
+        s2sad.grad(f_list_of_one_array)(np.array([1.0, 2.0]))
+    assert_exact_or_refused(f_list_of_one_array, [np.array([1.0, 2.0])])

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from s2sad.runtime import copy_input, is_view, last_writes, snapshot, stored, unshared, updates_in_place
+from s2sad.runtime import copy_input, is_view, last_writes, number_item, snapshot, stored, unshared, updates_in_place
 
-from . import A, case
+from . import A, F, case
 
 
 @case("s2sad.runtime.copy_input", A(3, 2))
@@ -21,6 +21,11 @@ def updates_in_place_is_a_test(x):
 @case("s2sad.runtime.last_writes", A(4))
 def last_writes_is_a_mask(x):
     return x[[0, 0, 1]] * last_writes(x, [0, 0, 1])
+
+
+@case("s2sad.runtime.number_item", F())
+def number_item_(x):
+    return number_item(x * x, "x") * x
 
 
 @case("s2sad.runtime.is_view", A(3, 2))
