@@ -2,6 +2,7 @@
 functions that had no rule, ... Each is exact in every mode against finite differences, or refused at the
 user's line naming the user's construct."""
 
+import functools
 import math
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 
 import s2sad
 from tests.exact_or_refused import assert_exact_or_refused
+from tests.fd import assert_close, numeric_grad
 from tests.test_nested_functions import check_all
 
 # ---- 1. math.fsum, math.prod, math.dist, math.degrees, math.radians, math.cbrt, math.hypot(a, b, c) ------
@@ -135,3 +137,81 @@ def test_augmented_item_holding_a_shared_array_is_refused_at_the_users_line():
     with pytest.raises(s2sad.DifferentiationError, match=r"test_python_more.py:\d+:\d+: .*`lst\[1\] op= v`"):
         s2sad.grad(f_list_of_one_array)(np.array([1.0, 2.0]))
     assert_exact_or_refused(f_list_of_one_array, [np.array([1.0, 2.0])])
+
+
+# ---- 4. output as often as one run of f: a method of an argument's object, a print inside an expression ----
+
+
+class Noisy:
+    def go(self, x):
+        print("go")
+        return np.sin(x) * 2.0
+
+
+NOISY = Noisy()
+
+
+def f_method_prints(m, x):
+    return m.go(x) * x
+
+
+def f_global_method_prints(x):
+    return NOISY.go(x) * x[::-1]
+
+
+def f_through_helper(m, x):
+    return np.sum(f_method_prints(m, x))
+
+
+def f_print_in_expression(x):
+    g = lambda t: (print("a"), t * t)[1]  # noqa: E731
+    return g(x) * x
+
+
+def _printed(capsys, call):
+    capsys.readouterr()
+    call()
+    return capsys.readouterr().out
+
+
+MAKERS = [
+    (lambda f, **kw: s2sad.jacobian(f, **kw), 0),
+    (lambda f, **kw: s2sad.jacobian(f, mode="reverse", **kw), 0),
+    (lambda f, **kw: s2sad.jacobian(f, mode="forward", **kw), 0),
+    (lambda f, **kw: s2sad.vjp(f, **kw), 1),
+    (lambda f, **kw: s2sad.jvp(f, **kw), 1),
+]
+
+
+@pytest.mark.parametrize("make, seeds", MAKERS)
+def test_a_printing_method_prints_once(make, seeds, capsys):
+    x, m = np.array([0.3, -1.2, 0.8]), Noisy()
+    once = _printed(capsys, lambda: f_method_prints(m, x))
+    assert once == "go\n"
+    extra = [np.ones(3)] * seeds
+    make = functools.partial(make, wrt=1)
+    assert _printed(capsys, lambda: make(f_method_prints)(m, x, *extra)) == once
+    assert_close(s2sad.jacobian(f_method_prints, wrt=1)(m, x), numeric_grad(f_method_prints, [m, x], 1))
+
+
+def test_hessian_through_a_helper_calling_a_printing_method_prints_once(capsys):
+    x, m = np.array([0.3, -1.2, 0.8]), Noisy()
+    assert _printed(capsys, lambda: s2sad.hessian(f_through_helper, wrt=1)(m, x)) == "go\n"
+    assert _printed(capsys, lambda: s2sad.grad(f_through_helper, wrt=1)(m, x)) == "go\n"
+
+
+@pytest.mark.parametrize("mode", [None, "reverse", "forward"])
+def test_a_printing_method_of_a_global_object_prints_once(mode, capsys):
+    x = np.array([0.3, -1.2, 0.8])
+    assert _printed(capsys, lambda: s2sad.jacobian(f_global_method_prints, mode=mode)(x)) == "go\n"
+
+
+def test_print_inside_an_expression_prints_as_one_run(capsys):
+    x = np.array([0.3, -1.2, 0.8])
+    assert _printed(capsys, lambda: f_print_in_expression(x)) == "a\n"
+    for make, seeds in MAKERS:
+        extra = [np.ones(3)] * seeds
+        assert _printed(capsys, lambda: make(f_print_in_expression)(x, *extra)) == "a\n"  # noqa: B023
+    fs = lambda x: np.sum(f_print_in_expression(x))  # noqa: E731
+    assert _printed(capsys, lambda: s2sad.hessian(fs)(x)) == "a\n"
+    assert_close(s2sad.hessian(fs)(x), numeric_grad(s2sad.grad(fs), [x], 0), rtol=1e-4, atol=1e-5)
