@@ -215,3 +215,47 @@ def test_print_inside_an_expression_prints_as_one_run(capsys):
     fs = lambda x: np.sum(f_print_in_expression(x))  # noqa: E731
     assert _printed(capsys, lambda: s2sad.hessian(fs)(x)) == "a\n"
     assert_close(s2sad.hessian(fs)(x), numeric_grad(s2sad.grad(fs), [x], 0), rtol=1e-4, atol=1e-5)
+
+
+# ---- 5. the command line's module reads the user's global values when it runs, as s2sad.grad does ----------
+
+M5 = """\
+import numpy as np
+
+SCALE = 2.0
+W = np.eye(2)
+
+
+def f(x):
+    SHIFT = 0.5
+    return np.sum(np.tanh(W @ x + SHIFT) * SCALE)
+"""
+
+
+def test_generated_module_sees_a_rebound_global(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "m5.py").write_text(M5)
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root))
+    subprocess.run([sys.executable, "-m", "s2sad", "m5.py:f", "-o", "d5.py"], cwd=tmp_path, env=env, check=True)
+    text = (tmp_path / "d5.py").read_text()
+    assert "import m5\n" in text and "m5.SCALE" in text and "m5.W @ x" in text
+    assert "from m5 import" not in text and "m5.SHIFT" not in text
+    script = (
+        "import numpy as np, s2sad, m5, d5\n"
+        "x = np.array([0.3, -0.4])\n"
+        "m5.SCALE = 10.0\n"
+        "m5.W = np.array([[1.0, 2.0], [0.5, -1.0]])\n"
+        "print(repr((d5.df_dx(x) - s2sad.grad(m5.f)(x)).tolist()))\n"
+        "eps = 1e-6\n"
+        "fd = [(m5.f(x + eps * e) - m5.f(x - eps * e)) / (2 * eps) for e in np.eye(2)]\n"
+        "print(repr((d5.df_dx(x) - np.array(fd)).tolist()))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    same, fd = (eval(line) for line in out.stdout.splitlines())
+    assert np.allclose(same, 0.0, atol=1e-12) and np.allclose(fd, 0.0, atol=1e-6)
