@@ -95,6 +95,18 @@ _CONSTRUCT = {
 }
 
 
+_AUG_SYMBOLS = {
+    gast.Add: "+",
+    gast.Sub: "-",
+    gast.Mult: "*",
+    gast.Div: "/",
+    gast.FloorDiv: "//",
+    gast.Mod: "%",
+    gast.Pow: "**",
+    gast.MatMult: "@",
+}
+
+
 def construct_name(node) -> str:
     return _CONSTRUCT.get(type(node), type(node).__name__)
 
@@ -815,6 +827,14 @@ class _ANF:
             new = self.names.temp()
             self.emit(assign(new, gast.BinOp(left=name(old), op=node.op, right=self.atom(node.value))), node)
             self.write(base.id, _copy(index), name(new), node)
+        elif isinstance(target, gast.Attribute):
+            what, op = _source(target), _AUG_SYMBOLS.get(type(node.op), "op")
+            raise self.error(
+                target,
+                f"`{what} {op}= ...` changes an attribute of an object (in place for an array): s2sad cannot "
+                f"follow writes into objects; compute a new value in a local name (v = {what} {op} ...) and use "
+                f"or return it, or pass {what} as an argument",
+            )
         else:
             raise self.error(target, f"augmented assignment to {type(target).__name__} is not supported")
 

@@ -139,6 +139,50 @@ def test_augmented_item_holding_a_shared_array_is_refused_at_the_users_line():
     assert_exact_or_refused(f_list_of_one_array, [np.array([1.0, 2.0])])
 
 
+# ---- 3. methods writing into self.buf: refused at the user's line, naming the user's attribute ----------------
+
+
+class Buffer:
+    def __init__(self):
+        self.buf = np.array([1.0, 2.0])
+
+    def scale(self, x):
+        self.buf *= 2
+        return np.sum(self.buf * x)
+
+    def add(self, x):
+        self.buf += x
+        return np.sum(self.buf)
+
+    def first(self, x):
+        self.buf[0] = x[0]
+        return np.sum(self.buf * x)
+
+
+def f_scale(b, x):
+    return b.scale(x)
+
+
+def f_add(b, x):
+    return b.add(x)
+
+
+def f_first(b, x):
+    return b.first(x)
+
+
+@pytest.mark.parametrize(
+    "f, what",
+    [(f_scale, r"`self\.buf \*= \.\.\.`"), (f_add, r"`self\.buf \+= \.\.\.`"), (f_first, r"'self\.buf'")],
+)
+def test_writes_into_an_attribute_are_refused_at_the_users_line(f, what):
+    b, x = Buffer(), np.array([1.0, 3.0])
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_python_more\.py:\d+:\d+: .*" + what):
+        s2sad.grad(f, wrt=1)(b, x)
+    np.testing.assert_array_equal(b.buf, [1.0, 2.0])  # the caller's object is not changed
+    assert_exact_or_refused(f, [Buffer(), x], wrt=[1], modes=("grad", "value_and_grad", "vjp", "hessian"))
+
+
 # ---- 4. output as often as one run of f: a method of an argument's object, a print inside an expression ----
 
 
