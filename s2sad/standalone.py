@@ -89,12 +89,12 @@ class _Provider:
     def fail(self, message):
         raise DifferentiationError(f"{self.where}: {message}")
 
-    def read_through(self, module, attr: str, name: str) -> str:
-        """The import giving ``name`` the value ``module.attr``: the module itself, the code reading
-        ``module.attr`` when it runs (a global the user's program may rebind), except in --standalone."""
+    def read_through(self, module, name: str) -> str:
+        """The import giving ``name`` the value of ``module.name``: the module itself, the code reading
+        ``module.name`` when it runs (a global the user's program may rebind), except in --standalone."""
         if self.standalone:
-            return f"from {module.__name__} import {attr}" + ("" if attr == name else f" as {name}")
-        self.out.qualified[name] = f"{module.__name__}.{attr}"
+            return f"from {module.__name__} import {name}"
+        self.out.qualified[name] = f"{module.__name__}.{name}"
         return f"import {module.__name__}"
 
     def provide(self, name: str, obj, home=None):
@@ -127,11 +127,11 @@ class _Provider:
                 "pass it as an argument, or drop --standalone"
             )
         if line is None and home is not None and getattr(home, name, None) is obj:
-            line = self.read_through(home, name, name)
+            line = self.read_through(home, name)
         if line is None:  # a bound method's object, a partial's argument: a module-level name of another name
-            line = next(
+            line = next(  # (bound when s2sad made the derivative, as s2sad.grad(model.loss) binds it)
                 (
-                    self.read_through(m, k, name)
+                    f"from {m.__name__} import {k} as {name}"
                     for m in self.homes
                     for k, v in vars(m).items()
                     if v is obj and not k.startswith("_")
