@@ -100,6 +100,18 @@ _CONSTRUCT = {
 }
 
 
+_AUG_SYMBOLS = {
+    gast.Add: "+",
+    gast.Sub: "-",
+    gast.Mult: "*",
+    gast.Div: "/",
+    gast.FloorDiv: "//",
+    gast.Mod: "%",
+    gast.Pow: "**",
+    gast.MatMult: "@",
+}
+
+
 def construct_name(node) -> str:
     return _CONSTRUCT.get(type(node), type(node).__name__)
 
@@ -862,13 +874,24 @@ class _ANF:
         if isinstance(target, gast.Name):
             self.augment(self.load(target), target.id, node.op, self.atom(node.value), node)
         elif isinstance(target, gast.Subscript):
+            what = _source(target)
             base = self.atom(target.value)
             index = self.index(target.slice)
             if self.aliases.kind_of(base.id) in (CONTAINER, FRESH) and not makes_view(index):
                 # an element of a list or dict: ``e += v`` changes an array element in place (and every
                 # name sharing it), rebinds a number; then the element is stored back
                 elem = self.atom_of(gast.Subscript(value=base, slice=index, ctx=gast.Load()), node)
-                result = self.augment(elem, None, node.op, self.atom(node.value), node)
+                right = self.atom(node.value)
+                if any(self.live(n) for n in self.aliases.shared(elem.id)) and isinstance(
+                    self.aliases.plan(elem.id, self.value_read_later), tuple
+                ):
+                    # a write into the item could not be followed to the names that may share it: a
+                    # number is rebound (checked when the code runs; an array there is refused)
+                    self.ns.scope.setdefault("number_item", runtime.number_item)
+                    check = gast.Call(func=name("number_item"), args=[elem, const(what)], keywords=[])
+                    result = self.atom_of(gast.BinOp(left=self.atom_of(check, node), op=node.op, right=right), node).id
+                else:
+                    result = self.augment(elem, None, node.op, right, node)
                 self.write(base.id, _copy(index), name(result), node)
                 return
             old = self.names.temp()
@@ -876,6 +899,14 @@ class _ANF:
             new = self.names.temp()
             self.emit(assign(new, gast.BinOp(left=name(old), op=node.op, right=self.atom(node.value))), node)
             self.write(base.id, _copy(index), name(new), node)
+        elif isinstance(target, gast.Attribute):
+            what, op = _source(target), _AUG_SYMBOLS.get(type(node.op), "op")
+            raise self.error(
+                target,
+                f"`{what} {op}= ...` changes an attribute of an object (in place for an array): s2sad cannot "
+                f"follow writes into objects; compute a new value in a local name (v = {what} {op} ...) and use "
+                f"or return it, or pass {what} as an argument",
+            )
         else:
             raise self.error(target, f"augmented assignment to {type(target).__name__} is not supported")
 

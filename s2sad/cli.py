@@ -257,6 +257,7 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
                 del sys.modules[name]
         sys.modules.update({name: mod for name, mod in saved_modules.items() if name not in sys.modules})
         sys.path[:] = saved_path
+    body = standalone.qualify(body, provided.qualified)  # (SCALE -> m5.SCALE: read when the code runs)
     header = _header(path, functions, wrt, mode, copy, cmd)
     parts = [header + "\n\n" + "\n".join(provided.imports)]
     if provided.constants:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 import types
 
 import gast
@@ -35,7 +36,7 @@ from .ir import copy_tree, out_arguments, walk
 from .naming import Names, all_names, assign, const, name
 from .resolve import MISSING, dotted
 
-_CONSUMERS = (builtins.sum, builtins.min, builtins.max, builtins.list, builtins.tuple)
+_CONSUMERS = (builtins.sum, builtins.min, builtins.max, builtins.list, builtins.tuple, math.fsum, math.prod)
 _METHODS = {"item": "ndarray_item", "tolist": "ndarray_tolist"}  # array methods spelled as helper calls
 
 
@@ -69,7 +70,16 @@ def _needs_work(tree, ns) -> bool:
                 return True
             if isinstance(n.func, gast.Attribute) and n.func.attr in _METHODS:
                 return True
+            if _is_hypot_n(n, ns):
+                return True
     return False
+
+
+def _is_hypot_n(call, ns) -> bool:
+    """``math.hypot`` of other than two coordinates (its rule takes two): run as ``hypot_of([...])``."""
+    return ns.lookup(call.func) is math.hypot and (
+        len(call.args) != 2 or any(isinstance(a, gast.Starred) for a in call.args)
+    )
 
 
 def _ufunc_outputs(call, ns) -> bool:
@@ -107,6 +117,17 @@ class _Desugar:
 
     def error(self, node, msg):
         return self.loc.error(node, msg)
+
+    def hypot(self, node):
+        """``math.hypot(a, b, c)`` -> ``hypot_of([a, b, c])``, ``math.hypot(*xs)`` -> ``hypot_of(xs)``."""
+        args = node.args
+        items = gast.List(elts=args, ctx=gast.Load())
+        if len(args) == 1 and isinstance(args[0], gast.Starred):
+            items = args[0].value
+        elif any(isinstance(a, gast.Starred) for a in args):
+            return node  # math.hypot(a, *xs): refused later
+        self.ns.scope.setdefault("hypot_of", runtime.hypot_of)
+        return gast.Call(func=name("hypot_of"), args=[items], keywords=[])
 
     # ---- statements ------------------------------------------------------------------------
     def block(self, stmts) -> list:
@@ -331,6 +352,8 @@ class _Desugar:
                 kw.value = self.expr(kw.value, pre, stmt)
             if callee in (builtins.max, builtins.min) and args and not node.keywords:
                 return self.extremum(callee, args, pre, stmt)
+            if callee is math.hypot and _is_hypot_n(node, self.ns):
+                return self.hypot(node)
             pairs = self.pairs(callee, node)
             if pairs is not None:
                 return self.comprehension(pairs, pre, stmt)

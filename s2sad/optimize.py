@@ -310,6 +310,6 @@ def _pure(value, effects=frozenset()) -> bool:
     for n in walk(value):
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append"):
             return False
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in effects:
-            return False
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in (*effects, "number_item"):
+            return False  # (number_item refuses an array: the check stays where its value is unused)
     return True

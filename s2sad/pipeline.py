@@ -24,12 +24,11 @@ from .ir import targets, walk, walk_stmts
 from .lift import lift
 from .lower_control import lower_control
 from .naming import Names
-from .naming import name as name_node
 from .optimize import optimize
 from .param_writes import private_arguments
 from .parse import parse_function
 from .program import Program
-from .quiet import called_functions, output_calls, quiet_copy
+from .quiet import called_functions, output_calls, quiet_copy, redirect
 from .resolve import resolve
 from .shapes import infer_shapes
 from .unshare import unshare_returns
@@ -229,7 +228,7 @@ class _Session:
         for call, obj in list(called_functions(deriv, prep.ns)):  # recomputed: its caller printed already
             quiet = self.quiet_name(obj)
             if quiet is not None:
-                call.func = name_node(quiet)
+                redirect(call, quiet)
         self.gen.functions.append(deriv)
 
     def effects(self, deriv, prep, mode) -> frozenset:
@@ -237,7 +236,8 @@ class _Session:
         runs them (not in a callee's VJP, which recomputes quietly)."""
         if mode == "vjp_kw":
             return frozenset()
-        return frozenset(call.func.id for call, obj in called_functions(deriv, prep.ns) if self.noisy(obj))
+        calls = [call for call, obj in called_functions(deriv, prep.ns) if self.noisy(obj)]
+        return frozenset(call.func.id for call in calls if isinstance(call.func, gast.Name))
 
     def noisy(self, fn) -> bool:
         """Whether ``fn`` prints (or logs, or warns), directly or through the functions it calls."""

@@ -40,29 +40,84 @@ def output_calls(tree, ns) -> set:
             return f.attr in P.LOG_METHODS
         return P.is_output(ns.lookup(f))
 
-    return {s for s in stmts if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and output(s.value)}
+    return {
+        s
+        for s in stmts
+        if isinstance(s, (gast.Expr, gast.Assign)) and isinstance(s.value, gast.Call) and output(s.value)
+    }
+
+
+def silenced(stmts, ns) -> list:
+    """``stmts`` without their output calls: ``print(...)`` dropped, ``t = print(...)`` (a print inside an
+    expression, ``(print(v), t * t)[1]``) made ``t = None``, the value every output call returns."""
+    from .reverse import _drop
+
+    calls = output_calls(gast.Module(body=stmts, type_ignores=[]), ns)
+    values = {s for s in calls if isinstance(s, gast.Assign)}
+
+    def none(stmts):
+        out = []
+        for s in stmts:
+            if s in values:
+                s = gast.copy_location(gast.Assign(targets=s.targets, value=gast.Constant(value=None, kind=None)), s)
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, none(getattr(s, field)))
+            out.append(s)
+        return out
+
+    return _drop(none(stmts), calls - values)
 
 
 def called_functions(tree, ns):
-    """(call node, plain user function) for each call of a module-level or closed-over user function."""
+    """(call node, plain user function) for each call of a module-level or closed-over user function, and
+    of a user method on an object whose class is known (``m.go(x)``: ``m`` a typed argument or a global
+    object); :func:`redirect` makes such a call call another function."""
+    from .star import method_of, typed_path
+
     for n in walk(tree):
         if isinstance(n, gast.Call) and isinstance(n.func, (gast.Name, gast.Attribute)):
-            obj = ns.lookup(n.func)
+            obj, n.s2sad_receiver = ns.lookup(n.func), False
+            if isinstance(obj, types.MethodType) and isinstance(n.func, gast.Attribute):
+                obj, n.s2sad_receiver = obj.__func__, True  # model.go of a global object: Model.go(model, ...)
+            elif obj is MISSING and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
+                path = typed_path(n.func.value.id, ns)  # m.go of an argument whose class is known
+                cls = None if path is None else ns.fn.__s2sad_types__.get(path)
+                found = None if cls is None else method_of(cls, n.func.attr)
+                obj, n.s2sad_receiver = (MISSING, False) if found is None else (found[0], True)
             if obj is not MISSING and isinstance(obj, types.FunctionType) and P.is_user_function(obj):
                 if not P.is_output(obj):  # (logging.info is an output call itself, not user code)
-                    yield n, obj
+                    yield n, _specialized(obj, n, ns)
+
+
+def _specialized(fn, call, ns):
+    """``fn`` as this call runs it: given the classes of the objects it is passed (whose methods it calls)."""
+    from .star import at_call, typed_arguments
+
+    args = ([call.func.value] if call.s2sad_receiver else []) + list(call.args)
+    if any(isinstance(a, gast.Starred) for a in args) or any(k.arg is None for k in call.keywords):
+        return fn
+    keywords = {k.arg: k.value for k in call.keywords}
+    typed = typed_arguments(fn, args, keywords, ns)
+    return fn if typed is None else at_call(fn, args, keywords, typed)[0]
+
+
+def redirect(call, fname: str):
+    """Make ``call`` (found by :func:`called_functions`) call ``fname``; a method's receiver becomes the
+    first argument (``m.go(x)`` -> ``quiet_go(m, x)``)."""
+    if getattr(call, "s2sad_receiver", False):
+        call.args = [call.func.value, *call.args]
+    call.func = name(fname)
 
 
 def quiet_copy(tree, ns, fname: str, quiet_name_of) -> gast.FunctionDef:
     """``tree`` (ANF) renamed ``fname``, without output calls; a call of a function for which
     ``quiet_name_of`` gives a name calls that name instead."""
-    from .reverse import _drop
-
     fn = copy_tree(tree)
     fn.name = fname
-    fn.body = _drop(fn.body, output_calls(fn, ns)) or [gast.Return(value=gast.Constant(value=None, kind=None))]
+    fn.body = silenced(fn.body, ns) or [gast.Return(value=gast.Constant(value=None, kind=None))]
     for call, obj in list(called_functions(fn, ns)):
         quiet = quiet_name_of(obj)
         if quiet is not None:
-            call.func = name(quiet)
+            redirect(call, quiet)
     return gast.copy_location(fn, tree)

@@ -26,7 +26,7 @@ from .aliases import makes_view
 from .ir import MODULES, changed, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import Role, assign, const, name
 from .optimize import fold
-from .quiet import output_calls
+from .quiet import silenced
 from .reverse_plan import has_break, plan_reverse
 from .rules.registry import ELEMENTWISE, public_name
 from .template import as_nodes, operands, substitute, template_locals, to_node
@@ -796,7 +796,7 @@ def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=Non
     adjoint = _drop(adjoint, {p for p, _ in rev.pops} - keep)
     primal = rev.primal_block(tree.body[:-1], needed)
     if mode == "vjp_kw":  # a callee's VJP: its caller ran the primal, prints and logs included
-        primal = _drop(primal, output_calls(gast.Module(body=primal, type_ignores=[]), ns))
+        primal = silenced(primal, ns)
     primal, carried = checkpointing.apply(rev, primal, adjoint)
     stacks = [assign(rev.stacks[v], _call("tape")) for v in sorted(rev.stacks) if v in needed]
     for info in rev.loops.values():

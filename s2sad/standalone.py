@@ -33,6 +33,9 @@ class Provided:
     constants: list[str] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)
     helpers: list[str] = field(default_factory=list)
+    # name -> ``module.name``: a value of the user's module (not a function, class or module), read through
+    # its module when the code runs, so a later ``m.SCALE = 10`` is seen as ``s2sad.grad`` sees it
+    qualified: dict[str, str] = field(default_factory=dict)
 
 
 def is_runtime_helper(obj) -> bool:
@@ -86,6 +89,14 @@ class _Provider:
     def fail(self, message):
         raise DifferentiationError(f"{self.where}: {message}")
 
+    def read_through(self, module, name: str) -> str:
+        """The import giving ``name`` the value of ``module.name``: the module itself, the code reading
+        ``module.name`` when it runs (a global the user's program may rebind), except in --standalone."""
+        if self.standalone:
+            return f"from {module.__name__} import {name}"
+        self.out.qualified[name] = f"{module.__name__}.{name}"
+        return f"import {module.__name__}"
+
     def provide(self, name: str, obj, home=None):
         """Bind ``name`` to ``obj`` in the module; ``home``: a user module where ``name`` means ``obj``."""
         if name in self.done:
@@ -116,9 +127,9 @@ class _Provider:
                 "pass it as an argument, or drop --standalone"
             )
         if line is None and home is not None and getattr(home, name, None) is obj:
-            line = f"from {home.__name__} import {name}"
+            line = self.read_through(home, name)
         if line is None:  # a bound method's object, a partial's argument: a module-level name of another name
-            line = next(
+            line = next(  # (bound when s2sad made the derivative, as s2sad.grad(model.loss) binds it)
                 (
                     f"from {m.__name__} import {k} as {name}"
                     for m in self.homes
@@ -205,6 +216,25 @@ def provide(names: dict, user_dirs: list[str], standalone: bool, where: str, hom
     out = provider.out
     out.imports = _merge(out.imports, {m.__name__.split(".")[0] for m in homes})
     return out
+
+
+def qualify(text: str, qualified: dict[str, str]) -> str:
+    """``text`` (Python) with every read of a name in ``qualified`` spelled as its ``module.name``."""
+    if not qualified:
+        return text
+    lines = text.splitlines(keepends=True)
+    spots = set()
+    for fn in ast.parse(text).body:
+        nodes = list(ast.walk(fn))
+        bound = {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        args = [a for n in nodes if isinstance(n, ast.arguments) for a in (*n.posonlyargs, *n.args, *n.kwonlyargs)]
+        glob = qualified.keys() - bound - {a.arg for a in args}  # (a local of the same name is not the global)
+        spots |= {(n.lineno, n.col_offset, n.id) for n in nodes if isinstance(n, ast.Name) and n.id in glob}
+    spots = sorted(spots)
+    for lineno, col, ident in reversed(spots):  # (right to left: earlier offsets stay valid)
+        line = lines[lineno - 1].encode()
+        lines[lineno - 1] = (line[:col] + qualified[ident].encode() + line[col + len(ident.encode()) :]).decode()
+    return "".join(lines)
 
 
 def _merge(lines: list[str], local: set[str]) -> list[str]:

@@ -8,7 +8,8 @@ import math
 
 import numpy as np
 
-from ..runtime import abs_sign, pow_deriv  # noqa: F401  (names used in templates)
+from .. import runtime
+from ..runtime import abs_sign, axes_back, axes_last, hypot_of, others_product, pow_deriv, unarray, unsum_items  # noqa: F401  (names used in templates)
 from .registry import SCALAR, forward_rule, reverse_rule
 
 # fmt: off
@@ -217,3 +218,87 @@ def expm1(y, x):
 @forward_rule(math.expm1, kind=SCALAR)
 def expm1(y, x):
     dy = dx * (y + 1)
+
+
+@reverse_rule(math.degrees, kind=SCALAR)
+def degrees(y, x):
+    bx += by * (180.0 / math.pi)
+
+
+@forward_rule(math.degrees, kind=SCALAR)
+def degrees(y, x):
+    dy = dx * (180.0 / math.pi)
+
+
+@reverse_rule(math.radians, kind=SCALAR)
+def radians(y, x):
+    bx += by * (math.pi / 180.0)
+
+
+@forward_rule(math.radians, kind=SCALAR)
+def radians(y, x):
+    dy = dx * (math.pi / 180.0)
+
+
+if hasattr(math, "cbrt"):  # Python >= 3.11
+
+    @reverse_rule(math.cbrt, kind=SCALAR)
+    def cbrt(y, x):
+        """Infinite at x == 0, like the derivative of x ** (1/3)."""
+        bx += np.divide(by, 3 * y * y)
+
+    @forward_rule(math.cbrt, kind=SCALAR)
+    def cbrt(y, x):
+        dy = np.divide(dx, 3 * y * y)
+
+
+# math.hypot(a, b, c, ...) of other than two coordinates is run as hypot_of([a, b, c, ...]) (desugar)
+@reverse_rule(runtime.hypot_of, name="s2sad.runtime.hypot_of")
+def hypot_of_(z, items):
+    bitems += unarray(bz * np.divide(np.asarray(items), z), items)
+
+
+@forward_rule(runtime.hypot_of, name="s2sad.runtime.hypot_of")
+def hypot_of_(z, items):
+    dz = np.sum(np.divide(np.asarray(items), z) * np.asarray(ditems))
+
+
+# ---- functions of sequences (the items of a list, tuple or 1-D array; of arrays, elementwise) ----
+
+
+@reverse_rule(math.fsum)
+def fsum(y, seq):
+    bseq += unsum_items(by, seq)
+
+
+@forward_rule(math.fsum)
+def fsum(y, seq):
+    dy = math.fsum(dseq)
+
+
+# prod(seq, start) = start * seq[0] * ...: d/dseq[i] = start * (product of the other items), exact with zeros
+@reverse_rule(math.prod)
+def prod(y, iterable, *, start=1):
+    a = np.asarray(iterable)
+    biterable += unarray(by * start * axes_back(others_product(axes_last(a, 0)), a, 0), iterable)
+    bstart += by * math.prod(iterable)
+
+
+@forward_rule(math.prod)
+def prod(y, iterable, *, start=1):
+    a = np.asarray(iterable)
+    dy = start * np.sum(axes_back(others_product(axes_last(a, 0)), a, 0) * np.asarray(diterable), axis=0) + dstart * math.prod(iterable)
+
+
+# dist(p, q) = |p - q|: its gradient is (p - q) / dist, nan where p == q (as hypot's at (0, 0))
+@reverse_rule(math.dist)
+def dist(z, p, q):
+    u = np.divide(np.asarray(p) - np.asarray(q), z)
+    bp += unarray(bz * u, p)
+    bq += unarray(-bz * u, q)
+
+
+@forward_rule(math.dist)
+def dist(z, p, q):
+    u = np.divide(np.asarray(p) - np.asarray(q), z)
+    dz = np.sum(u * np.asarray(dp)) - np.sum(u * np.asarray(dq))

@@ -1,8 +1,8 @@
 """Rules for the copy ``anf`` makes of an argument that the function writes into (``copy_input``):
-the identity, in both modes."""
+the identity, in both modes; so is ``number_item`` (a list's item checked to be a number before ``+=``)."""
 
 from .. import runtime
-from ..runtime import copy_input, snapshot, unshared  # noqa: F401  (used in templates)
+from ..runtime import copy_input, number_item, snapshot, unshared  # noqa: F401  (used in templates)
 from .registry import forward_rule, nondifferentiable, reverse_rule
 
 
@@ -40,3 +40,13 @@ nondifferentiable(runtime.updates_in_place, name="s2sad.runtime.updates_in_place
 nondifferentiable(runtime.rebinds_a_number, name="s2sad.runtime.rebinds_a_number")
 nondifferentiable(runtime.is_view, name="s2sad.runtime.is_view")
 nondifferentiable(runtime.last_writes, name="s2sad.runtime.last_writes")
+
+
+@reverse_rule(runtime.number_item, name="s2sad.runtime.number_item")
+def number_item(y, x, what):
+    bx += by
+
+
+@forward_rule(runtime.number_item, name="s2sad.runtime.number_item")
+def number_item(y, x, what):
+    dy = dx

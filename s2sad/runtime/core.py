@@ -35,6 +35,7 @@ __all__ = [
     "copy_input",
     "updates_in_place",
     "rebinds_a_number",
+    "number_item",
     "last_writes",
     "is_view",
     "unshared",
@@ -487,6 +488,14 @@ def _private(x, memo):
         memo[id(x)] = x
         return x
     return out
+
+
+def number_item(x, what):
+    """``x``, a list's item ``what`` about to be augmented (``what op= v``), checked to be a number (which
+    ``op=`` rebinds); an array there, which other names may share, is refused (``op=`` would write into all)."""
+    if isinstance(x, (int, float, complex, np.number)):
+        return x
+    raise _refusal(f"`{what} op= v` writes into an array that other values may share; write `{what} = {what} op v`")
 
 
 def updates_in_place(x):

@@ -1,14 +1,18 @@
 """Runtime helpers that stand for Python builtins and array methods in generated code (see
-s2sad/runtime/__init__.py): ``x.item()``, ``x.tolist()``, and which item ``max``/``min`` return.
+s2sad/runtime/__init__.py): ``x.item()``, ``x.tolist()``, which item ``max``/``min`` return, and
+``math.hypot`` of other than two coordinates (one argument, a list, so one rule covers every count).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 __all__ = [
     "ndarray_item",
     "ndarray_tolist",
+    "hypot_of",
     "index_of_max",
     "index_of_min",
     "listed",
@@ -25,6 +29,11 @@ def ndarray_item(x, *index):
 def ndarray_tolist(x):
     """``x.tolist()``: nested lists of Python numbers."""
     return x.tolist()
+
+
+def hypot_of(items):
+    """``math.hypot(*items)``: the length of the vector ``items``."""
+    return math.hypot(*items)
 
 
 def index_of_max(items):

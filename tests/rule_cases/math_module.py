@@ -106,3 +106,40 @@ def log1p_(x):
 @case("math.expm1", F())
 def expm1_(x):
     return math.expm1(x)
+
+
+@case("math.degrees", F())
+def degrees_(x):
+    return math.degrees(x)
+
+
+@case("math.radians", F())
+def radians_(x):
+    return math.radians(x)
+
+
+if hasattr(math, "cbrt"):  # Python >= 3.11
+
+    @case("math.cbrt", F(0.5, 2.0))
+    def cbrt_(x):
+        return math.cbrt(x) + math.cbrt(-x * x)
+
+
+@case("math.fsum", F(), F(), complex=False)  # real only
+def fsum_(x, y):
+    return math.fsum([x, x * y, 1e16, y, -1e16]) + math.fsum((x * x, y))
+
+
+@case("math.prod", F(), F(), F())
+def prod_(x, y, z):
+    return math.prod([x, y, z * x]) + math.prod((x, y), start=z) + math.prod([x, 0.0, y])
+
+
+@case("math.dist", F(), F(), F(), complex=False)  # real only
+def dist_(x, y, z):
+    return math.dist([x, y, 1.0], (z, x * y, 2.0)) + math.dist((x,), (y,))
+
+
+@case("s2sad.runtime.hypot_of", F(), F(), F(), complex=False)  # real only
+def hypot_of_(x, y, z):
+    return math.hypot(x, y * z, z, 1.5) + math.hypot(x * y) + math.hypot()

@@ -6,6 +6,7 @@ from s2sad.runtime import (
     copy_input,
     is_view,
     last_writes,
+    number_item,
     rebinds_a_number,
     snapshot,
     stored,
@@ -13,7 +14,7 @@ from s2sad.runtime import (
     updates_in_place,
 )
 
-from . import A, case
+from . import A, F, case
 
 
 @case("s2sad.runtime.copy_input", A(3, 2))
@@ -36,6 +37,11 @@ def rebinds_a_number_is_a_check(x):
 @case("s2sad.runtime.last_writes", A(4))
 def last_writes_is_a_mask(x):
     return x[[0, 0, 1]] * last_writes(x, [0, 0, 1])
+
+
+@case("s2sad.runtime.number_item", F())
+def number_item_(x):
+    return number_item(x * x, "x") * x
 
 
 @case("s2sad.runtime.is_view", A(3, 2))
