@@ -67,3 +67,87 @@ def test_hermitian_eigenvalues():
     check_grad(eigenvalue_sum, [a])
     _, d = s2sad.jvp(eigenvalue_sum)(a, np.array([[1.0, 1j], [-1j, 0.0]]))
     assert not np.iscomplexobj(d)
+
+
+# ---- cholesky and slogdet of complex matrices (adv19a) -----------------------------------------------------
+
+_W = np.arange(4.0).reshape(2, 2)
+_H = np.array([[2.0, 0.5 - 0.3j], [0.5 + 0.3j, 3.0]])  # Hermitian positive definite
+
+
+def cholesky_loss(h):
+    return np.sum(np.abs(np.linalg.cholesky(h)) ** 2 * _W)
+
+
+def cholesky_loss2(h):  # (|l|**2 at the zero upper triangle would need abs's refused second derivative at 0)
+    f = np.linalg.cholesky(h)
+    return np.sum(np.real(f * np.conj(f)) * _W) + np.sum(np.imag(f) * _W)
+
+
+def _central(f, x, d, h=1e-6):
+    return (f(x + h * d) - f(x - h * d)) / (2 * h)
+
+
+def test_complex_cholesky_along_hermitian_and_other_directions():
+    # Hermitian directions (real and imaginary off-diagonal parts), then directions NumPy reads only in part
+    # (its lower triangle and the real part of the diagonal), compared with the FD of NumPy's own function
+    g = s2sad.grad(cholesky_loss)(_H)
+    for d in (
+        np.array([[0.1, 0.2 + 0.4j], [0.2 - 0.4j, -0.3]]),
+        np.array([[0.0, 1j], [-1j, 0.0]]),
+        np.array([[0.0, 1.0], [1.0, 0.0]]),
+        np.array([[0.3j, 0.7 - 2j], [1.5 + 0.2j, 0.1 - 0.4j]]),  # not Hermitian
+        np.array([[0.0, 0.0], [1j, 0.0]]),
+    ):
+        fd = _central(cholesky_loss, _H, d)
+        _, t = s2sad.jvp(cholesky_loss)(_H, d)
+        assert not np.iscomplexobj(t)
+        np.testing.assert_allclose(t, fd, rtol=1e-6)
+        np.testing.assert_allclose(np.real(np.sum(g * d)), fd, rtol=1e-6)
+    # the gradient lives on what NumPy reads: the lower triangle, a real diagonal
+    assert np.all(np.triu(g, 1) == 0) and np.all(np.imag(np.diagonal(g)) == 0)
+    check_grad(cholesky_loss, [_H])
+
+
+def test_complex_cholesky_second_order():
+    d = np.array([[0.1, 0.2 + 0.4j], [0.2 - 0.4j, -0.3]])
+    e = np.array([[0.0, 0.0], [0.5 - 1j, 0.2]])
+    hd = s2sad.jvp(s2sad.grad(cholesky_loss2))(_H, d)[1]  # d/dt grad(H + t d)
+    fd = _central(s2sad.grad(cholesky_loss2), _H, d, h=1e-5)
+    np.testing.assert_allclose(hd, fd, rtol=1e-5, atol=1e-7)
+    # symmetric: Re<e, H d> == Re<d, H e>
+    he = s2sad.jvp(s2sad.grad(cholesky_loss2))(_H, e)[1]
+    assert np.isclose(np.real(np.sum(e * hd)), np.real(np.sum(d * he)), rtol=1e-9)
+
+
+_A = np.array([[1 + 2j, 0.3 - 1j], [0.5 + 0.5j, -1 + 0.2j]])
+
+
+def sign_real(a):
+    return np.real(np.linalg.slogdet(a)[0])
+
+
+def sign_imag(a):
+    return np.imag(np.linalg.slogdet(a)[0])
+
+
+def test_complex_slogdet_sign_is_smooth():
+    for f in (sign_real, sign_imag):
+        g = s2sad.grad(f)(_A)
+        for d in (np.array([[0.1j, 0.0], [0.0, 0.0]]), np.array([[0.3, -1j], [0.2 + 0.1j, 0.5]])):
+            fd = _central(f, _A, d)
+            np.testing.assert_allclose(s2sad.jvp(f)(_A, d)[1], fd, rtol=1e-6, atol=1e-10)
+            np.testing.assert_allclose(np.real(np.sum(g * d)), fd, rtol=1e-6, atol=1e-10)
+        check_grad(f, [_A])
+        fd2 = _central(s2sad.grad(f), _A, np.array([[0.3, -1j], [0.2 + 0.1j, 0.5]]), h=1e-5)
+        np.testing.assert_allclose(
+            s2sad.jvp(s2sad.grad(f))(_A, np.array([[0.3, -1j], [0.2 + 0.1j, 0.5]]))[1], fd2, rtol=1e-5, atol=1e-8
+        )
+
+
+def test_real_slogdet_sign_has_zero_derivative():
+    a = np.array([[1.0, 2.0], [3.0, -1.0]])
+    g = s2sad.grad(lambda a: np.linalg.slogdet(a)[0])(a)
+    assert g.dtype == float and np.all(g == 0)
+    _, t = s2sad.jvp(lambda a: np.linalg.slogdet(a)[0])(a, np.ones((2, 2)))
+    assert not np.iscomplexobj(t) and t == 0
