@@ -24,6 +24,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     over_s,
     phase_over_s,
     phi,
+    pick,
     real_matrix,
     result_like,
     svd_factors,
@@ -287,6 +288,21 @@ def cholesky(y, a):
 @forward_rule(np.linalg.cholesky)
 def cholesky(y, a):
     dy = y @ phi(np.linalg.solve(y, np.conj(mT(np.linalg.solve(y, symmetrize(da))))))
+
+
+# upper= given: with upper=True y = lᴴ, the input read from its upper triangle
+@reverse_rule(np.linalg.cholesky)
+def cholesky(y, a, *, upper):
+    lo = pick(upper, np.conj(mT(y)), y)
+    glo = pick(upper, np.conj(mT(by)), by)
+    ba += unsymmetrize(np.linalg.solve(mT(lo), mT(np.linalg.solve(np.conj(mT(lo)), mT(phi(mT(lo) @ glo))))), pick(upper, "U", None))
+
+
+@forward_rule(np.linalg.cholesky)
+def cholesky(y, a, *, upper):
+    lo = pick(upper, np.conj(mT(y)), y)
+    tlo = lo @ phi(np.linalg.solve(lo, np.conj(mT(np.linalg.solve(lo, symmetrize(da, pick(upper, "U", None)))))))
+    dy = pick(upper, np.conj(mT(tlo)), tlo)
 
 
 # (w, v) = eigh(a), UPLO "L" (None) or "U":  dw = diag(vᴴ da v) (real),  dv = v (F * vᵀ da v),  F[i, j] = 1 / (w[j] - w[i])

@@ -454,6 +454,16 @@ def cholesky_complex_stacked(a):
     return np.linalg.cholesky(a) * np.array([1.0, 2.0 - 1j, 0.5j])
 
 
+@case("numpy.linalg.cholesky", hpd(3))
+def cholesky_upper_complex(a):
+    return np.linalg.cholesky(a, upper=True) * np.array([1.0, 2.0 - 1j, 0.5j])
+
+
+@case("numpy.linalg.cholesky", stacked(spd(3), 2))
+def cholesky_upper(a):
+    return np.linalg.cholesky(a, upper=True)
+
+
 @case("numpy.linalg.eigh", hpd(3))
 def eigh_complex(a):
     return np.linalg.eigh(a)[0]  # (complex eigenvectors are refused: their phase is free)
