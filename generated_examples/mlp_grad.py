@@ -20,6 +20,7 @@ def dloss_dW1_db1_dW2_db2(W1, b1, W2, b2, X, y, bout1=1.0):
     # return np.mean(err * err)  (mlp.py:14)
     u = err * err
     out1 = np.mean(u)
+    expect_scalar(out1, 'loss')
     bu = unreduce(bout1, u) * (np.size(out1) / max(np.size(u), 1))
     berr = bu * err
     berr += bu * err
@@ -166,6 +167,44 @@ def _rebuilt(x, items):
     return new
 
 
+def expect_scalar(value, function):
+    """grad needs a real scalar output; say what to use otherwise (a complex output's gradient would be
+    that of its real part, None's zeros: both refused)."""
+    if isinstance(value, float):
+        return
+    if value is None:
+        raise _refusal(
+            f"grad needs a real scalar output; {function} returns None (a missing `return`?): return the "
+            "number to differentiate"
+        )
+    if is_tree(value):
+        raise _refusal(
+            f"grad needs a scalar output; {function} returns a {type(value).__name__}: return one number "
+            "(s2sad has no has_aux), or use s2sad.vjp with a seed of the same structure, or s2sad.jacobian"
+        )
+    if np.iscomplexobj(value):
+        raise _refusal(
+            f"grad needs a real scalar output; {function} returns a complex value: differentiate a real "
+            "function of it (np.real, np.imag, np.abs, ...), or use s2sad.vjp with a complex seed, or "
+            "s2sad.jvp"
+        )
+    if np.ndim(value) != 0:
+        raise _refusal(
+            f"grad({function}) needs {function} to return a scalar, but it returned an array of shape "
+            f"{np.shape(value)}; use s2sad.vjp with a seed of that shape, or s2sad.jacobian"
+        )
+
+
+def _refusal(message):
+    """A ``DifferentiationError`` at the user's line (``runtime/refusals.py``); a ``ValueError`` in a
+    ``--standalone`` module run where s2sad is not installed."""
+    try:
+        from s2sad.runtime.refusals import refusal
+    except ImportError:
+        return ValueError(f"s2sad: {message}")
+    return refusal(message)
+
+
 def unbroadcast(g, x):
     """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``.
     A container ``x`` (a list, dict, ...) has a container adjoint of its own structure: ``g`` itself."""
@@ -199,16 +238,6 @@ def _real_for(g, x):
     elif not isinstance(g, (complex, np.complexfloating)) or np.iscomplexobj(x):
         return g
     return g.real
-
-
-def _refusal(message):
-    """A ``DifferentiationError`` at the user's line (``runtime/refusals.py``); a ``ValueError`` in a
-    ``--standalone`` module run where s2sad is not installed."""
-    try:
-        from s2sad.runtime.refusals import refusal
-    except ImportError:
-        return ValueError(f"s2sad: {message}")
-    return refusal(message)
 
 
 def _shape(x):

@@ -152,13 +152,25 @@ def _rebuilt(x, items):
 
 
 def expect_scalar(value, function):
-    """grad needs a scalar output; say what to use otherwise."""
+    """grad needs a real scalar output; say what to use otherwise (a complex output's gradient would be
+    that of its real part, None's zeros: both refused)."""
     if isinstance(value, float):
         return
+    if value is None:
+        raise _refusal(
+            f"grad needs a real scalar output; {function} returns None (a missing `return`?): return the "
+            "number to differentiate"
+        )
     if is_tree(value):
         raise _refusal(
             f"grad needs a scalar output; {function} returns a {type(value).__name__}: return one number "
             "(s2sad has no has_aux), or use s2sad.vjp with a seed of the same structure, or s2sad.jacobian"
+        )
+    if np.iscomplexobj(value):
+        raise _refusal(
+            f"grad needs a real scalar output; {function} returns a complex value: differentiate a real "
+            "function of it (np.real, np.imag, np.abs, ...), or use s2sad.vjp with a complex seed, or "
+            "s2sad.jvp"
         )
     if np.ndim(value) != 0:
         raise _refusal(

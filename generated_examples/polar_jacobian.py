@@ -5,11 +5,11 @@
 import numpy as np
 
 from polar import polar
-from s2sad.runtime import add_at, astype_of, copy_input, jacobian_of_columns, jacobian_of_rows, tree_add, tree_size, unbroadcast, unit_tangents, unstack, zeros_like
+from s2sad.runtime import add_at, astype_of, copy_input, jacobian_forward_first, jacobian_of_columns, jacobian_of_rows, tree_add, unbroadcast, unit_tangents, unstack, zeros_like
 
 
 def jacobian_polar(p):
-    if tree_size(p) <= tree_size(polar(copy_input(p))):
+    if jacobian_forward_first(polar(copy_input(p)), p):
         return jacobian_polar_forward(p)
     return jacobian_polar_reverse(p)
 

@@ -4,7 +4,7 @@
 
 import numpy as np
 
-from s2sad.runtime import astype_of, unbroadcast, unreduce
+from s2sad.runtime import astype_of, expect_scalar, unbroadcast, unreduce
 
 
 def df_dx_dy(x, y, bout=1.0):
@@ -12,6 +12,8 @@ def df_dx_dy(x, y, bout=1.0):
     t = x * y
     u = np.sin(x)
     v = t + u
+    out = np.sum(v)
+    expect_scalar(out, 'f')
     bv = unreduce(bout, v)
     bu = unbroadcast(bv, u)
     bx = bu * np.cos(x)

@@ -4,7 +4,7 @@
 
 import numpy as np
 
-from s2sad.runtime import astype_of, tape, unbroadcast, unmatmul_x, unmatmul_y, unreduce, zeros_like
+from s2sad.runtime import astype_of, expect_scalar, tape, unbroadcast, unmatmul_x, unmatmul_y, unreduce, zeros_like
 
 
 def drnn_loss_dWx_dWh_db(Wx, Wh, b, xs, h0, bout=1.0):
@@ -34,6 +34,8 @@ def drnn_loss_dWx_dWh_db(Wx, Wh, b, xs, h0, bout=1.0):
         h = np.tanh(w1)
     # return np.sum(h * h)  (rnn.py:10)
     t2 = h * h
+    out = np.sum(t2)
+    expect_scalar(out, 'rnn_loss')
     bt2 = unreduce(bout, t2)
     bh = bt2 * h
     bh += bt2 * h

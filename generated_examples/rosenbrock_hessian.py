@@ -2,7 +2,9 @@
 # Regenerate with: s2sad generated_examples/rosenbrock.py:rosenbrock --mode hessian -o generated_examples/rosenbrock_hessian.py
 # Comments `# <your code>  (file:line)` name the line each block of code differentiates.
 
-from s2sad.runtime import add_at, astype_of, jacobian_of_columns, scatter, tree_add, unbroadcast, unit_tangents, unreduce, zeros_like
+import numpy as np
+
+from s2sad.runtime import add_at, astype_of, expect_scalar, jacobian_of_columns, scatter, tree_add, unbroadcast, unit_tangents, unreduce, zeros_like
 
 
 def hessian_rosenbrock(x):
@@ -36,6 +38,8 @@ def jvp_drosenbrock_dx(x, dx, bout=1.0):
     u1 = t1 * a
     v1 = b * b
     w1 = u1 + v1
+    out = np.sum(w1)
+    expect_scalar(out, 'rosenbrock')
     bw1 = unreduce(bout, w1)
     bv1 = unbroadcast(bw1, v1)
     bb = bv1 * b
@@ -73,6 +77,6 @@ def jvp_drosenbrock_dx(x, dx, bout=1.0):
     u3 = slice(1, None, None)
     bx2 = add_at(bx1, u3, bt)
     dbx2 = tree_add(dbx1, scatter(dbt, bx1, u3))
-    out = astype_of(bx2, x)
-    dout = astype_of(dbx2, x)
-    return out, dout
+    out1 = astype_of(bx2, x)
+    dout1 = astype_of(dbx2, x)
+    return out1, dout1

@@ -23,6 +23,7 @@ def dgrow_dx_drate(x, rate, by=1.0):
         u = math.sin(y)
         y_stack.append(y)
         y = t + u
+    expect_scalar(y, 'grow')
     # while y < 10.0:  (while_loop.py:8)
     brate = 0.0
     for _ in range(n_iter):
@@ -150,6 +151,44 @@ def _rebuilt(x, items):
     for k, v in items.items():
         object.__setattr__(new, k, v)
     return new
+
+
+def expect_scalar(value, function):
+    """grad needs a real scalar output; say what to use otherwise (a complex output's gradient would be
+    that of its real part, None's zeros: both refused)."""
+    if isinstance(value, float):
+        return
+    if value is None:
+        raise _refusal(
+            f"grad needs a real scalar output; {function} returns None (a missing `return`?): return the "
+            "number to differentiate"
+        )
+    if is_tree(value):
+        raise _refusal(
+            f"grad needs a scalar output; {function} returns a {type(value).__name__}: return one number "
+            "(s2sad has no has_aux), or use s2sad.vjp with a seed of the same structure, or s2sad.jacobian"
+        )
+    if np.iscomplexobj(value):
+        raise _refusal(
+            f"grad needs a real scalar output; {function} returns a complex value: differentiate a real "
+            "function of it (np.real, np.imag, np.abs, ...), or use s2sad.vjp with a complex seed, or "
+            "s2sad.jvp"
+        )
+    if np.ndim(value) != 0:
+        raise _refusal(
+            f"grad({function}) needs {function} to return a scalar, but it returned an array of shape "
+            f"{np.shape(value)}; use s2sad.vjp with a seed of that shape, or s2sad.jacobian"
+        )
+
+
+def _refusal(message):
+    """A ``DifferentiationError`` at the user's line (``runtime/refusals.py``); a ``ValueError`` in a
+    ``--standalone`` module run where s2sad is not installed."""
+    try:
+        from s2sad.runtime.refusals import refusal
+    except ImportError:
+        return ValueError(f"s2sad: {message}")
+    return refusal(message)
 
 
 def tape():

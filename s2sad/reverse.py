@@ -813,7 +813,7 @@ def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=Non
         and isinstance(n.args[0], gast.Name)
     }
     predefine = _predefinitions(tree, {v for v in rev.stacks if v in needed} | carried | zeroed)
-    if mode in ("grad", "value_and_grad") and out not in shapes.proved_scalar:
+    if mode in ("grad", "value_and_grad"):  # (a scalar may be complex: checked at run time too)
         primal.append(gast.Expr(value=_call("expect_scalar", name(out), const(tree.name))))
     result = results[0] if len(results) == 1 and not as_tuple else gast.Tuple(elts=results, ctx=gast.Load())
     if mode == "value_and_grad":

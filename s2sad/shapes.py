@@ -109,10 +109,6 @@ def infer_shapes(program, assume_scalar=()) -> Shapes:
                         shapes.scalar_symbols |= v
         if (shapes.of, shapes.scalar_symbols, shapes.fits) == before:
             break
-    shapes.proved_scalar = set()
-    if assume_scalar:
-        plain = infer_shapes(program)
-        shapes.proved_scalar = {n for n in assume_scalar if plain.is_scalar(_name(n))}
     for n in assume_scalar:
         shapes.of[n] = frozenset()
     return shapes
@@ -126,10 +122,6 @@ def _keeps_dims(op) -> bool:
 
 def _calls(value, fn) -> bool:
     return isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == fn.__name__
-
-
-def _name(n):
-    return gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
 def tree_params(tree):

@@ -99,12 +99,13 @@ def jacobian_reverse(fname, primal, vjp, sig, wrt, many, seed):
 
 
 def jacobian_auto(fname, primal, forward, reverse, sig, wrt):
-    """Forward mode when the inputs are fewer than the outputs, reverse mode otherwise."""
+    """Forward mode when the inputs are no more than the outputs or the output is complex, reverse mode
+    otherwise or when an input is complex (``jacobian_forward_first``)."""
     args = _call_args(sig)
-    size = " + ".join(f"tree_size({w})" for w in wrt)
+    xs = wrt[0] if len(wrt) == 1 else f"({', '.join(wrt)})"
     text = (
         f"def {fname}(ARGS):\n"
-        f"    if {size} <= tree_size({primal}({_copied_args(sig)})):\n"
+        f"    if jacobian_forward_first({primal}({_copied_args(sig)}), {xs}):\n"
         f"        return {forward}({args})\n"
         f"    return {reverse}({args})\n"
     )

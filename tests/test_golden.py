@@ -40,7 +40,7 @@ def g(x, y):
 
 EXPECTED_NUMPY = """\
 import numpy as np
-from s2sad.runtime import astype_of, unbroadcast, unreduce
+from s2sad.runtime import astype_of, expect_scalar, unbroadcast, unreduce
 
 
 def dg_dx_dy(x, y, bout=1.0):
@@ -48,6 +48,8 @@ def dg_dx_dy(x, y, bout=1.0):
     t = x * y
     u = np.sin(x)
     v = t + u
+    out = np.sum(v)
+    expect_scalar(out, 'g')
     bv = unreduce(bout, v)
     bu = unbroadcast(bv, u)
     bx = bu * np.cos(x)

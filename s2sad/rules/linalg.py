@@ -24,6 +24,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     over_s,
     phase_over_s,
     phi,
+    pick,
     real_matrix,
     result_like,
     svd_factors,
@@ -229,16 +230,19 @@ def det(y, a):
     dy = np.sum(cofactor(a) * da, axis=(-2, -1))
 
 
-# (sign, logabsdet): the sign is locally constant; at a singular matrix (sign 0, log|det| = -inf) neither
-# has a derivative: nonsingular(a, sign) raises there
+# (sign, logabsdet), t = tr(a⁻¹ da):  d logabsdet = Re t;  d sign = sign i Im t (0 for real a: there the sign is
+# locally constant); ā = (l̄ + i Im(sign s̄)) a⁻ᵀ.  At a singular matrix (sign 0, log|det| = -inf) neither has a
+# derivative: nonsingular(a, sign) raises there
 @reverse_rule(np.linalg.slogdet)
 def slogdet(y, a):
-    ba += np.expand_dims(by[1], (-2, -1)) * mT(np.linalg.inv(nonsingular(a, y[0])))
+    g = np.real(by[1]) + 1j * np.imag(y[0] * by[0])
+    ba += match_complex(np.expand_dims(g, (-2, -1)) * mT(np.linalg.inv(nonsingular(a, y[0]))), a)
 
 
 @forward_rule(np.linalg.slogdet)
 def slogdet(y, a):
-    dy = result_like((np.zeros_like(y[0]), np.trace(np.linalg.solve(nonsingular(a, y[0]), da), axis1=-2, axis2=-1)), y)
+    t = np.trace(np.linalg.solve(nonsingular(a, y[0]), da), axis1=-2, axis2=-1)
+    dy = result_like((match_complex(y[0] * 1j * np.imag(t), y[0]), np.real(t)), y)
 
 
 # x = a^-1 b: b̄ = a^-T x̄, ā = -b̄ xᵀ;  dx = a^-1 (db - da x)  (a 1-d b is one column)
@@ -273,16 +277,32 @@ def pinv(y, a, rcond=None, hermitian=False):
 # ---- factorizations: NumPy reads one triangle of a symmetric input ------------------------
 
 
-# l lᵀ = a:  dl = l Φ(l⁻¹ da l⁻ᵀ) with Φ the lower triangle, half diagonal;
-# ā = unsymmetrize(S), S = l⁻ᵀ Φ(lᵀ l̄) l⁻¹ (Murray 2016), the input read from its lower triangle
+# l lᴴ = a:  dl = l Φ(l⁻¹ da l⁻ᴴ) with Φ the lower triangle, half diagonal (l⁻¹ da l⁻ᴴ is Hermitian: Φ's
+# diagonal is real, as l's is); ā = unsymmetrize(S), S = l⁻ᵀ Φ(lᵀ l̄) conj(l)⁻¹ (Murray 2016; for complex a
+# the transpose under Re(sum(ā * da))), the input read as eigh reads it: its lower triangle, a real diagonal
 @reverse_rule(np.linalg.cholesky)
 def cholesky(y, a):
-    ba += unsymmetrize(np.linalg.solve(mT(y), mT(np.linalg.solve(mT(y), mT(phi(mT(y) @ by))))))
+    ba += unsymmetrize(np.linalg.solve(mT(y), mT(np.linalg.solve(np.conj(mT(y)), mT(phi(mT(y) @ by))))))
 
 
 @forward_rule(np.linalg.cholesky)
 def cholesky(y, a):
-    dy = y @ phi(np.linalg.solve(y, mT(np.linalg.solve(y, symmetrize(da)))))
+    dy = y @ phi(np.linalg.solve(y, np.conj(mT(np.linalg.solve(y, symmetrize(da))))))
+
+
+# upper= given: with upper=True y = lᴴ, the input read from its upper triangle
+@reverse_rule(np.linalg.cholesky)
+def cholesky(y, a, *, upper):
+    lo = pick(upper, np.conj(mT(y)), y)
+    glo = pick(upper, np.conj(mT(by)), by)
+    ba += unsymmetrize(np.linalg.solve(mT(lo), mT(np.linalg.solve(np.conj(mT(lo)), mT(phi(mT(lo) @ glo))))), pick(upper, "U", None))
+
+
+@forward_rule(np.linalg.cholesky)
+def cholesky(y, a, *, upper):
+    lo = pick(upper, np.conj(mT(y)), y)
+    tlo = lo @ phi(np.linalg.solve(lo, np.conj(mT(np.linalg.solve(lo, symmetrize(da, pick(upper, "U", None)))))))
+    dy = pick(upper, np.conj(mT(tlo)), tlo)
 
 
 # (w, v) = eigh(a), UPLO "L" (None) or "U":  dw = diag(vᴴ da v) (real),  dv = v (F * vᵀ da v),  F[i, j] = 1 / (w[j] - w[i])

@@ -27,6 +27,7 @@ __all__ = [
     "tree_zeros",
     "tree_astype",
     "tree_size",
+    "jacobian_forward_first",
     "unit_tangents",
     "jacobian_of_columns",
     "jacobian_of_rows",
@@ -301,10 +302,61 @@ def _split(_, x):
     return bounds
 
 
+# ---- complex Jacobians.  A JVP along the unit tangents (1 at one number) gives only df/dx of a complex
+# argument x + iy, and a VJP seeded with them only the derivatives of the output's real part.  So forward
+# mode builds Jacobians w.r.t. real arguments (complex outputs are exact: complex columns), reverse mode
+# Jacobians of real outputs (a complex argument gets grad's convention per row, df_i/dx - i df_i/dy); the
+# default picks the one that applies, and a complex output of a complex argument is refused (its Jacobian
+# is df/dz only where f is holomorphic, which s2sad does not check).
+
+
+def _any_complex(x) -> bool:
+    return any(np.iscomplexobj(leaf) for leaf in tree_leaves(x))
+
+
+def _complex_refusal(mode: str):
+    if mode == "both":
+        what = (
+            "s2sad.jacobian of a complex output with respect to a complex argument is refused: it is df/dz only "
+            "where f is holomorphic, which s2sad does not check (a Hessian w.r.t. a complex argument is such a "
+            "Jacobian, of the complex gradient); use s2sad.jvp along 1 and 1j, s2sad.vjp with seeds 1 and 1j, "
+            "or pass and return real and imaginary parts separately"
+        )
+    elif mode == "forward":
+        what = (
+            "s2sad.jacobian in forward mode needs real arguments (a JVP along 1 gives only df/dx of a complex "
+            "one): the Jacobian of a real output with respect to a complex argument (each row grad's "
+            "df_i/dx - i df_i/dy) is built by mode='reverse', which the default mode picks"
+        )
+    else:
+        what = (
+            "s2sad.jacobian in reverse mode needs a real output (a VJP seeded with 1 gives only the "
+            "derivatives of its real part): the Jacobian of a complex output with respect to a real "
+            "argument is built by mode='forward', which the default mode picks"
+        )
+    try:
+        from s2sad.runtime.refusals import refusal
+    except ImportError:
+        return ValueError(f"s2sad: {what}")
+    return refusal(what)
+
+
+def jacobian_forward_first(out, x) -> bool:
+    """Whether the default ``jacobian`` builds columns (forward mode): when ``x`` (the ``wrt`` arguments)
+    holds no more numbers than ``out``, or ``out`` is complex; not when ``x`` is complex (reverse mode,
+    grad's convention, also refuses a complex ``out``)."""
+    if _any_complex(x):
+        return _any_complex(out)  # (both refuse that: forward mode says why)
+    return _any_complex(out) or tree_size(x) <= tree_size(out)
+
+
 def jacobian_of_columns(columns, out, x):
     """The Jacobian from one tangent of ``out`` per number of ``x`` (``unit_tangents`` order), shaped
     ``out_leaf.shape + x_leaf.shape`` for each pair of leaves, nested as ``out``'s structure holding
-    ``x``'s structure (JAX's layout); a plain array ``out.shape + x.shape`` for arrays."""
+    ``x``'s structure (JAX's layout); a plain array ``out.shape + x.shape`` for arrays.  Refused for a
+    complex ``x``: its columns are df/dx only."""
+    if _any_complex(x):
+        raise _complex_refusal("both" if _any_complex(out) else "forward")
     if not is_tree(out) and not is_tree(x):
         return np.moveaxis(np.array(columns), 0, -1).reshape(np.shape(out) + np.shape(x))
     x_leaves, out_leaves = tree_leaves(x), tree_leaves(out)
@@ -321,7 +373,9 @@ def jacobian_of_columns(columns, out, x):
 
 def jacobian_of_rows(rows, out, x):
     """The Jacobian from one cotangent of ``x`` per number of ``out`` (``unit_tangents`` order); laid
-    out as ``jacobian_of_columns``."""
+    out as ``jacobian_of_columns``.  Refused for a complex ``out``: its rows are those of its real part."""
+    if _any_complex(out):
+        raise _complex_refusal("both" if _any_complex(x) else "reverse")
     if not is_tree(out) and not is_tree(x):
         return np.array(rows).reshape(np.shape(out) + np.shape(x))
     x_leaves, out_leaves = tree_leaves(x), tree_leaves(out)

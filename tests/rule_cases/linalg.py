@@ -34,7 +34,7 @@ from s2sad.runtime import (
     untrace,
 )
 
-from . import A, C, M, case, spd, wellcond
+from . import A, C, M, case, hpd, spd, wellcond, wellcond_c
 
 
 def stacked(matrix, *lead):
@@ -377,6 +377,18 @@ def slogdet_stacked(a):
     return np.linalg.slogdet(a)[1]
 
 
+# complex a: the sign det/|det| is smooth, d sign = sign i Im tr(a⁻¹ da)
+@case("numpy.linalg.slogdet", wellcond_c(3))
+def slogdet_complex(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return sign * logdet
+
+
+@case("numpy.linalg.slogdet", stacked(wellcond_c(3), 2))
+def slogdet_complex_sign(a):
+    return np.linalg.slogdet(a)[0]
+
+
 @case("numpy.linalg.solve", wellcond(3), A(3))
 def solve_vector(a, b):
     return np.linalg.solve(a, b)
@@ -428,6 +440,33 @@ def cholesky_(a):
 @case("numpy.linalg.cholesky", stacked(spd(3), 2))
 def cholesky_stacked(a):
     return np.linalg.cholesky(a)
+
+
+# Hermitian a: read as eigh reads it (its lower triangle, a real diagonal); the sweep's directions are not
+# Hermitian, so they check that too against NumPy's own reading
+@case("numpy.linalg.cholesky", hpd(3))
+def cholesky_complex(a):
+    return np.linalg.cholesky(a)
+
+
+@case("numpy.linalg.cholesky", stacked(hpd(3), 2))
+def cholesky_complex_stacked(a):
+    return np.linalg.cholesky(a) * np.array([1.0, 2.0 - 1j, 0.5j])
+
+
+@case("numpy.linalg.cholesky", hpd(3))
+def cholesky_upper_complex(a):
+    return np.linalg.cholesky(a, upper=True) * np.array([1.0, 2.0 - 1j, 0.5j])
+
+
+@case("numpy.linalg.cholesky", stacked(spd(3), 2))
+def cholesky_upper(a):
+    return np.linalg.cholesky(a, upper=True)
+
+
+@case("numpy.linalg.eigh", hpd(3))
+def eigh_complex(a):
+    return np.linalg.eigh(a)[0]  # (complex eigenvectors are refused: their phase is free)
 
 
 @case("numpy.linalg.eigh", spd(4))
