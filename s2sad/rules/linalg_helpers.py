@@ -8,17 +8,25 @@ import numpy as np  # noqa: F401
 from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
     as_columns,
+    astype_of,
     cofactor,
     eigenvalue_adjoint,
     eigenvector_adjoint,
     from_columns,
     gap_weighted,
+    norm_law,
+    norm_power,
+    ord_moves,
     over_s,
     phase_moves,
     phase_over_s,
     pick,
+    pick_tangent,
+    power_ka,
+    power_kb,
     result_like,
     signed_minors,
+    spectral_norm_again,
     svd_factors,
     svd_input,
     svd_seed,
@@ -29,9 +37,10 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     unnorm_ord,
     unnorm_ord_cotangent,
     unnorm_ord_tangent,
+    unreduce,
     zeros_like,
 )
-from .registry import forward_rule, reverse_rule
+from .registry import forward_rule, nondifferentiable, reverse_rule
 
 # fmt: off
 # ---- as_columns / from_columns: a trailing axis added or dropped; each the other's transpose ------
@@ -162,21 +171,91 @@ def phase_over_s_(z, m, s):
     bs += unbroadcast(np.sum(np.real(np.conj(phase_over_s(m, s)) * phase_over_s(phase_moves(bz, m, s), s)), axis=-2), s)
 
 
-# ---- z = unnorm_ord(g, x, y, ord, ...) = G W: linear in g; W (the gradient of the norm) differentiated by
-# unnorm_ord_tangent and its transpose (per ord, at run time; order 2: those two have no rules of their own)
+# ---- z = unnorm_ord(g, x, y, ord, ...) = G W: linear in g.  For the elementwise norms W = norm_power(c, x, Y, m, q, r, 1)
+# (c, m, q, r = norm_law(...), Y the norm spread over x), a closed family: its derivative is three norm_power
+# terms, so every order is exact.  The spectral and nuclear norms' dW goes through svd (unnorm_ord_tangent and
+# its transpose, twice at most: their own rules refuse, spectral_norm_again).
 
 
 @forward_rule(runtime.unnorm_ord, name="s2sad.runtime.unnorm_ord")
 def unnorm_ord_(z, g, x, y, ord=None, axis=None, keepdims=False):
-    dz = unnorm_ord(dg, x, y, ord, axis, keepdims) + unnorm_ord_tangent(g, x, y, dx, dy, ord, axis, keepdims)
+    law = norm_law(x, y, ord, axis, keepdims)
+    yx = unreduce(y, x, axis, keepdims)
+    G = unreduce(np.real(g), x, axis, keepdims)
+    dz = (unnorm_ord(dg, x, y, ord, axis, keepdims)
+          + norm_power(power_ka(law[0], x, law[2]), x, yx, law[1] + 1, law[2] - 2, law[3],
+                       G * ord_moves(dx, x, y, ord, axis, keepdims), ord)
+          + norm_power(power_kb(law[0], x, law[1], law[2]), x, yx, law[1] - 1, law[2], law[3],
+                       G * np.conj(ord_moves(dx, x, y, ord, axis, keepdims)), ord)
+          + norm_power(law[0] * law[3], x, yx, law[1], law[2], law[3] - 1, G * unreduce(dy, x, axis, keepdims), ord)
+          + unnorm_ord_tangent(g, x, y, dx, dy, ord, axis, keepdims))
 
 
 @reverse_rule(runtime.unnorm_ord, name="s2sad.runtime.unnorm_ord")
 def unnorm_ord_(z, g, x, y, ord=None, axis=None, keepdims=False):
     bg += unbroadcast(np.sum(np.real(bz * unnorm_ord(1.0, x, y, ord, axis, keepdims)), axis=axis, keepdims=keepdims), g)
-    t = unnorm_ord_cotangent(bz, g, x, y, ord, axis, keepdims)
-    bx += t[0]
-    by += t[1]
+    law = norm_law(x, y, ord, axis, keepdims)
+    yx = unreduce(y, x, axis, keepdims)
+    w = unreduce(np.real(g), x, axis, keepdims) * ord_moves(bz, x, y, ord, axis, keepdims)
+    bx += astype_of(norm_power(power_ka(law[0], x, law[2]), x, yx, law[1] + 1, law[2] - 2, law[3], w, ord)
+                    + np.conj(norm_power(power_kb(law[0], x, law[1], law[2]), x, yx, law[1] - 1, law[2], law[3], w, ord)), x)
+    by += np.sum(np.real(norm_power(law[0] * law[3], x, yx, law[1], law[2], law[3] - 1, w, ord)), axis=axis, keepdims=keepdims)
+    bx += unnorm_ord_cotangent(bz, g, x, y, ord, axis, keepdims)
+
+
+# z = c conj(x)^m |x|^q Y^r t: linear in t; dT = q/2 T(m+1, q-2) dx + (m + q/2) T(m-1, q) conj(dx) + r T(m, q, r-1) dY
+@forward_rule(runtime.norm_power, name="s2sad.runtime.norm_power")
+def norm_power_(z, c, x, Y, m, q, r, t, ord=None):
+    dz = (norm_power(c, x, Y, m, q, r, dt, ord)
+          + norm_power(power_ka(c, x, q), x, Y, m + 1, q - 2, r, t * dx, ord)
+          + norm_power(power_kb(c, x, m, q), x, Y, m - 1, q, r, t * np.conj(dx), ord)
+          + norm_power(c * r, x, Y, m, q, r - 1, t * dY, ord))
+
+
+@reverse_rule(runtime.norm_power, name="s2sad.runtime.norm_power")
+def norm_power_(z, c, x, Y, m, q, r, t, ord=None):
+    bt += astype_of(unbroadcast(norm_power(c, x, Y, m, q, r, bz, ord), t), t)
+    bx += astype_of(unbroadcast(norm_power(power_ka(c, x, q), x, Y, m + 1, q - 2, r, t * bz, ord)
+                                + np.conj(norm_power(power_kb(c, x, m, q), x, Y, m - 1, q, r, t * bz, ord)), x), x)
+    bY += unbroadcast(np.real(norm_power(c * r, x, Y, m, q, r - 1, t * bz, ord)), Y)
+
+
+# ord_moves(t, x, y, ...) is t after a check (a zero norm that moves is refused): linear in t
+@forward_rule(runtime.ord_moves, name="s2sad.runtime.ord_moves")
+def ord_moves_(z, t, x, y, ord=None, axis=None, keepdims=False):
+    dz = ord_moves(dt, x, y, ord, axis, keepdims)
+
+
+@reverse_rule(runtime.ord_moves, name="s2sad.runtime.ord_moves")
+def ord_moves_(z, t, x, y, ord=None, axis=None, keepdims=False):
+    bt += ord_moves(bz, x, y, ord, axis, keepdims)
+
+
+# the spectral and nuclear norms' dW (0 for the other norms): a third derivative is refused there
+@forward_rule(runtime.unnorm_ord_tangent, name="s2sad.runtime.unnorm_ord_tangent")
+def unnorm_ord_tangent_(z, g, x, y, tx, ty, ord=None, axis=None, keepdims=False):
+    dz = (spectral_norm_again(x, x, ord, axis) * np.sum(dg) + spectral_norm_again(x, x, ord, axis) * np.sum(dx)
+          + spectral_norm_again(x, x, ord, axis) * np.sum(dtx))
+
+
+@reverse_rule(runtime.unnorm_ord_tangent, name="s2sad.runtime.unnorm_ord_tangent")
+def unnorm_ord_tangent_(z, g, x, y, tx, ty, ord=None, axis=None, keepdims=False):
+    bg += spectral_norm_again(g, x, ord, axis)
+    bx += spectral_norm_again(x, x, ord, axis)
+    btx += spectral_norm_again(tx, x, ord, axis)
+
+
+@forward_rule(runtime.unnorm_ord_cotangent, name="s2sad.runtime.unnorm_ord_cotangent")
+def unnorm_ord_cotangent_(z, t, g, x, y, ord=None, axis=None, keepdims=False):
+    dz = (spectral_norm_again(x, x, ord, axis) * np.sum(dt) + spectral_norm_again(x, x, ord, axis) * np.sum(dg)
+          + spectral_norm_again(x, x, ord, axis) * np.sum(dx))
+
+
+@reverse_rule(runtime.unnorm_ord_cotangent, name="s2sad.runtime.unnorm_ord_cotangent")
+def unnorm_ord_cotangent_(z, t, g, x, y, ord=None, axis=None, keepdims=False):
+    bt += spectral_norm_again(t, x, ord, axis)
+    bg += spectral_norm_again(g, x, ord, axis)
+    bx += spectral_norm_again(x, x, ord, axis)
 
 
 # ---- checks that pass the adjoint through (or raise): linear, their own rules ------------------------
@@ -264,15 +343,28 @@ def real_matrix_(z, a, what=None):
 # arguments, as for einsum; `* (k != p)` drops the term of the slot k itself (whose value is never read).
 
 
+# z = x if cond else y; x and y may be containers (tuples of arrays): tangents added leaf by leaf
 @forward_rule(runtime.pick, name="s2sad.runtime.pick")
 def pick_(z, cond, x, y):
-    dz = pick(cond, dx, zeros_like(y)) + pick(cond, zeros_like(x), dy)
+    dz = pick_tangent(cond, dx, dy, x, y)
 
 
 @reverse_rule(runtime.pick, name="s2sad.runtime.pick")
 def pick_(z, cond, x, y):
     bx += pick(cond, bz, zeros_like(x))
     by += pick(cond, zeros_like(y), bz)
+
+
+# pick_tangent(cond, tx, ty, x, y) is tx if cond else ty (x and y give the zeros' structure): linear in tx, ty
+@forward_rule(runtime.pick_tangent, name="s2sad.runtime.pick_tangent")
+def pick_tangent_(z, cond, tx, ty, x, y):
+    dz = pick_tangent(cond, dtx, dty, x, y)
+
+
+@reverse_rule(runtime.pick_tangent, name="s2sad.runtime.pick_tangent")
+def pick_tangent_(z, cond, tx, ty, x, y):
+    btx += pick(cond, bz, zeros_like(tx))
+    bty += pick(cond, zeros_like(ty), bz)
 
 
 @forward_rule(runtime.uneinsum, name="s2sad.runtime.uneinsum")
@@ -359,3 +451,9 @@ def uneinsum_(z, g, k, s, a, b, c, d):
     bb += uneinsum(vg, 2, vs, va, vb, vc, vd) * (k != 2)
     bc += uneinsum(vg, 3, vs, va, vb, vc, vd) * (k != 3)
     bd += uneinsum(vg, 4, vs, va, vb, vc, vd) * (k != 4)
+
+
+nondifferentiable(runtime.norm_law, name="s2sad.runtime.norm_law")
+nondifferentiable(runtime.power_ka, name="s2sad.runtime.power_ka")
+nondifferentiable(runtime.power_kb, name="s2sad.runtime.power_kb")
+nondifferentiable(runtime.spectral_norm_again, name="s2sad.runtime.spectral_norm_again")

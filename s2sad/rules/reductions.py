@@ -92,7 +92,7 @@ def std(y, a, axis=None, ddof=0, keepdims=False):
 
 @forward_rule(np.std, kind=REDUCTION)
 def std(y, a, axis=None, ddof=0, keepdims=False):
-    dy = np.real(np.sum(da * np.conj(a - np.mean(a, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims)) / (y * (np.size(a) / np.size(y) - ddof))
+    dy = over_std(np.sum(da * np.conj(a - np.mean(a, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims), y, np.size(a) / np.size(y)) / (np.size(a) / np.size(y) - ddof)
 
 
 @reverse_rule(builtins.sum)

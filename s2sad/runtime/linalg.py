@@ -22,10 +22,17 @@ __all__ = [
     "unnorm_ord",
     "unnorm_ord_tangent",
     "unnorm_ord_cotangent",
+    "norm_power",
+    "norm_law",
+    "power_ka",
+    "power_kb",
+    "ord_moves",
+    "spectral_norm_again",
     "untensordot_a",
     "untensordot_b",
     "uneinsum",
     "pick",
+    "pick_tangent",
     "unkron_a",
     "unkron_b",
     "mT",
@@ -172,6 +179,17 @@ def pick(cond, x, y):
     return x if cond else y
 
 
+def pick_tangent(cond, tx, ty, x, y):
+    """The tangent of ``pick(cond, x, y)``: ``tx`` if ``cond`` else ``ty``, where a number 0 (a zero tangent written
+    by generated code) stands for the zeros of its value (``x`` or ``y``: arrays, tuples of them, a string's None)."""
+    from .core import zeros_like
+
+    t, v = (tx, x) if cond else (ty, y)
+    if isinstance(t, (int, float)) and t == 0 and not isinstance(v, (int, float)):
+        return zeros_like(v)
+    return t
+
+
 def _kron_blocks(g, a, b):
     """``g`` (shaped like ``np.kron(a, b)``) as blocks: axes (a0, b0, a1, b1, ...), and the shapes of
     ``a`` and ``b`` padded to the same rank."""
@@ -249,110 +267,144 @@ def _norm_axes(x, axis):
     return tuple(a % np.ndim(x) for a in (range(np.ndim(x)) if axis is None else np.atleast_1d(axis)))
 
 
-def _norm_coefficients(x, y, ord, axes, keepdims):
-    """The derivative of ``W = unnorm_ord(1, x, y, ord, ...)`` (the norm's gradient) for the norms whose W is
-    elementwise in ``x`` given the norm ``Y``: ``(a, b, c, bad)`` with ``dW = a dx + b conj(dx) + c dY``
-    (``b = 0`` for real ``x``), and ``bad`` where the derivative does not exist (a zero norm; a zero entry of a
-    p-norm with p < 2; entries of 1 and inf norms are fine, their W is locally constant for real ``x``)."""
-    Y = unreduce(y, x, axes, keepdims)
-    A, S = np.abs(x), abs_sign(x)
-    complex_ = np.iscomplexobj(x)
-    zero = np.zeros(np.shape(x))
-    safe_a = np.where(A == 0, 1.0, A)
-    if ord is None or (isinstance(ord, str) and ord == "fro") or (len(axes) == 1 and ord not in (0, np.inf, -np.inf)):
-        p = 2.0 if ord is None or isinstance(ord, str) else float(ord)
-        safe_y = np.where(Y == 0, 1.0, Y)
-        r = A / safe_y
-        c0 = np.where(A == 0, 0.0 if p > 2 else 1.0, r) ** (p - 2) / safe_y  # A^(p-2) Y^(1-p)
-        w = S * np.where(A == 0, 1.0 if p == 1 else 0.0, r) ** (p - 1)
-        bad = (Y == 0) | ((A == 0) & (p < 2) & (complex_ or p != 1))
-        if complex_:
-            a, b = (p - 2) / 2 * S * S * c0, p / 2 * c0
-        else:
-            a, b = (p - 1) * c0 * (p != 1), zero
-        return a, b, (1 - p) * w / safe_y, bad
-    if ord == 0:
-        return zero, zero, zero, np.zeros(np.shape(x), dtype=bool)
-    if len(axes) == 1:
-        mask = _split(A == Y, axes)
-    elif ord in (1, -1):
-        mask = _split(np.sum(A, axis=axes[0], keepdims=True) == Y, (axes[1],))
-    else:
-        mask = _split(np.sum(A, axis=axes[1], keepdims=True) == Y, (axes[0],))
-    bad = np.broadcast_to(Y == 0, np.shape(x))
-    if not complex_:
-        return zero, zero, zero, bad
-    return -S * S * mask / (2 * safe_a), mask / (2 * safe_a), zero, bad  # d(conj(x)/|x|) at |x| > 0
-
-
-def _zero_norm(x, y, axes, keepdims):
-    """Where the norm ``y`` is 0, spread over ``x``'s shape: there the norm's gradient ``W`` has no limit (it
-    depends on the direction ``x`` leaves 0 in), so ``G dW`` is refused even where ``G`` is 0 (``G W`` with a
-    jumping ``W`` has no derivative then either: ``hessian(lambda x: np.linalg.norm(x, ord=o)**2)`` at 0)."""
-    return np.broadcast_to(unreduce(y, x, axes, keepdims) == 0, np.shape(x))
-
-
-def _norm_refuse(bad, moving, ord):
-    if np.any(bad & moving):
-        raise refusal(f"np.linalg.norm(x, ord={ord!r}) has no second derivative here (a zero norm, or a zero entry)")
-
-
 def _spectral_factors(x, ord, axes):
     xm = np.moveaxis(np.asarray(x), axes, (-2, -1))
     u, s, vh = np.linalg.svd(xm, full_matrices=False)
     return xm, (u, s, vh), None if ord == "nuc" else 0 if ord == 2 else -1
 
 
-def unnorm_ord_tangent(g, x, y, dx, dy, ord=None, axis=None, keepdims=False):
-    """The tangent of ``unnorm_ord(g, x, y, ord, axis, keepdims)`` along ``dx`` and ``dy`` with ``g`` fixed (the
-    part linear in ``g`` is ``unnorm_ord(dg, ...)``): ``G dW``, ``W`` the norm's gradient.  The spectral and
-    nuclear norms differentiate ``conj(u_i v_iᴴ)`` and ``conj(u vᴴ)`` through ``svd_tangent`` (gauge-invariant: any
-    phase of ``u_i`` and ``v_i`` gives the same)."""
+def _spectral(x, ord, axis):
+    if len(_norm_axes(x, axis)) != 2:
+        return False
+    return ord == "nuc" if isinstance(ord, str) else ord in (2, -2)
+
+
+def norm_power(c, x, Y, m, q, r, t, ord=None):
+    """``c conj(x)^m |x|^q Y^r t`` elementwise (``x^m |x|^q Y^r`` for real ``x``): the closed family the gradient
+    ``W`` of every elementwise norm and all its derivatives belong to (``dT = q/2 T(m+1, q-2) dx + (m + q/2)
+    T(m-1, q) conj(dx) + r T(m, q, r-1) dY``; for real ``x`` the two first are ``(m + q) T(m-1, q) dx``).
+    Zero where ``c`` or ``t`` is 0; refused where ``x`` (or ``Y``) is 0, the power has no finite limit there
+    (``conj(x)^m |x|^q`` with ``m + q < 0``, or ``= 0`` and a phase ``m`` that moves) and ``c t`` is not 0
+    (``ord``: the norm's, for the message)."""
     x = np.asarray(x)
+    m, q, r = int(m), float(q), float(r)
+    complex_ = np.iscomplexobj(x)
+    A = np.abs(x)
+    live = (np.asarray(c) != 0) & (np.asarray(t) != 0)
+    if not np.any(live):
+        return np.zeros(
+            np.broadcast_shapes(np.shape(c), np.shape(x), np.shape(Y), np.shape(t)),
+            dtype=np.result_type(c, x, Y, t, float),
+        )
+    e, at0 = m + q, A == 0
+    turns = m != 0 if complex_ else m % 2 != 0
+    bad = (at0 & (e < 0 or (e == 0 and turns))) | ((np.asarray(Y) == 0) & (r < 0))
+    if np.any(live & bad):
+        raise refusal(
+            f"np.linalg.norm(x, ord={ord!r}) has no derivative of this order here (a zero entry or a zero norm)"
+        )
+    safe = np.where(at0, 1.0, A)
+    phase = np.where(at0, 1.0, np.conj(x) / safe) if complex_ else np.where(x < 0, -1.0, 1.0)
+    mag = np.where(at0, 0.0 if e > 0 else 1.0, safe**e)
+    Ys = np.where(Y == 0, 1.0, Y)
+    yr = np.where(Y == 0, 0.0 if r > 0 else 1.0, Ys**r)
+    return np.where(live, c * phase**m * mag * yr * t, 0.0)
+
+
+def power_ka(c, x, q):
+    """The coefficient of ``dx`` in the derivative of ``norm_power(c, x, Y, m, q, r, t)``: ``c q/2`` (0 for real x)."""
+    return np.asarray(c) * (q / 2 if np.iscomplexobj(x) else 0.0)
+
+
+def power_kb(c, x, m, q):
+    """The coefficient of ``conj(dx)`` in the derivative of ``norm_power``: ``c (m + q/2)`` (``c (m + q)``, real x)."""
+    return np.asarray(c) * (m + q / 2 if np.iscomplexobj(x) else m + q)
+
+
+def norm_law(x, y, ord=None, axis=None, keepdims=False):
+    """``(c, m, q, r)`` with ``unnorm_ord(1, x, y, ord, ...) = norm_power(c, x, Y, m, q, r, 1)`` (``Y`` the norm
+    spread over ``x``) for every elementwise norm: ``conj(x) |x|^(p-2) Y^(1-p)`` for p-norms, ``c`` the tied
+    entries' shares for the max/min norms, 0 for ord 0 and for the spectral and nuclear norms (their own helpers)."""
+    x = np.asarray(x)
+    axes = _norm_axes(x, axis)
+    if _spectral(x, ord, axis) or (len(axes) == 1 and ord == 0):
+        return np.zeros(np.shape(x)), 1, -1.0, 0.0
+    if ord is None or isinstance(ord, str) or (len(axes) == 1 and ord not in (np.inf, -np.inf)):
+        p = 2.0 if ord is None or isinstance(ord, str) else float(ord)
+        return np.ones(np.shape(x)), 1, p - 2, 1 - p
+    A, Y = np.abs(x), unreduce(y, x, axes, keepdims)
+    if len(axes) == 1:
+        mask = _split(A == Y, axes)
+    elif ord in (1, -1):
+        mask = _split(np.sum(A, axis=axes[0], keepdims=True) == Y, (axes[1],))
+    else:
+        mask = _split(np.sum(A, axis=axes[1], keepdims=True) == Y, (axes[0],))
+    return mask, 1, -1.0, 0.0
+
+
+def ord_moves(t, x, y, ord=None, axis=None, keepdims=False):
+    """``t`` (a tangent or adjoint of ``x`` in the rules of ``unnorm_ord``), after checking that it does not move
+    where a norm is 0: there its gradient ``W`` has no limit (it depends on the direction ``x`` leaves 0 in), so
+    no derivative of ``G W`` exists, also where ``G`` is 0 (``hessian(norm(x, ord=o) ** 2)`` at 0)."""
+    x = np.asarray(x)
+    axes = _norm_axes(x, axis)
+    if _spectral(x, ord, axis) or (len(axes) == 1 and ord == 0):
+        return t
+    zero = np.broadcast_to(unreduce(y, x, axes, keepdims) == 0, np.shape(x))
+    if np.any(zero & (np.asarray(t) != 0)):
+        raise refusal(f"np.linalg.norm(x, ord={ord!r}) has no second derivative here (a zero norm, or a zero entry)")
+    return t
+
+
+def spectral_norm_again(like, x, ord=None, axis=None):
+    """Zeros like ``like``, after refusing a spectral or nuclear norm: ``unnorm_ord_tangent`` and
+    ``unnorm_ord_cotangent`` (0 for the other norms) differentiate those through svd, at most twice."""
+    if _spectral(np.asarray(x), ord, axis):
+        raise refusal(
+            f"s2sad differentiates np.linalg.norm(x, ord={ord!r}) at most twice "
+            "(unnorm_ord_tangent / unnorm_ord_cotangent differentiate svd once)"
+        )
+    return np.zeros(np.shape(like), dtype=np.result_type(like, float))
+
+
+def unnorm_ord_tangent(g, x, y, dx, dy, ord=None, axis=None, keepdims=False):
+    """The tangent of ``unnorm_ord(g, x, y, ord, axis, keepdims)`` along ``dx`` with ``g`` fixed for the spectral and
+    nuclear norms (0 for the others: ``norm_power`` terms): ``G dW``, ``W = conj(u_i v_iᴴ)`` (``conj(u vᴴ)``),
+    differentiated through ``svd_tangent`` (gauge-invariant: any phase of ``u_i`` and ``v_i`` gives the same)."""
+    x = np.asarray(x)
+    if not _spectral(x, ord, axis):
+        return np.zeros(np.shape(x), dtype=np.result_type(x, dx, float))
     axes = _norm_axes(x, axis)
     G = unreduce(np.broadcast_to(np.real(g), np.shape(y)), x, axes, keepdims)
     dx = np.broadcast_to(dx, np.shape(x))
-    if len(axes) == 2 and ord in (2, -2, "nuc"):
-        xm, (u, s, vh), i = _spectral_factors(x, ord, axes)
-        du, _, dvh = svd_tangent(np.moveaxis(dx, axes, (-2, -1)), xm, (u, s, vh), False)
-        if i is None:
-            dd = du @ vh + u @ dvh
-        else:
-            dd = du[..., :, i, None] @ vh[..., i, None, :] + u[..., :, i, None] @ dvh[..., i, None, :]
-        return G * np.moveaxis(np.conj(dd), (-2, -1), axes)  # W = conj(u_i v_iᴴ) (conj(u vᴴ))
-    a, b, c, bad = _norm_coefficients(x, y, ord, axes, keepdims)
-    dY = unreduce(np.broadcast_to(dy, np.shape(y)), x, axes, keepdims)
-    _norm_refuse(bad, ((G != 0) | _zero_norm(x, y, axes, keepdims)) & ((dx != 0) | (dY != 0)), ord)
-    dw = np.where(bad, 0.0, a * dx + c * dY)
-    if np.iscomplexobj(x):
-        dw = dw + np.where(bad, 0.0, b * np.conj(dx))
-    return G * dw
+    xm, (u, s, vh), i = _spectral_factors(x, ord, axes)
+    du, _, dvh = svd_tangent(np.moveaxis(dx, axes, (-2, -1)), xm, (u, s, vh), False)
+    if i is None:
+        dd = du @ vh + u @ dvh
+    else:
+        dd = du[..., :, i, None] @ vh[..., i, None, :] + u[..., :, i, None] @ dvh[..., i, None, :]
+    return G * np.moveaxis(np.conj(dd), (-2, -1), axes)
 
 
 def unnorm_ord_cotangent(t, g, x, y, ord=None, axis=None, keepdims=False):
-    """The transpose of ``unnorm_ord_tangent`` (pairing ``Re(sum(t * dz))``): the adjoints ``(bx, by)`` of ``x``
-    and ``y`` for the adjoint ``t`` of ``unnorm_ord(g, x, y, ...)``."""
+    """The transpose of ``unnorm_ord_tangent`` (pairing ``Re(sum(t * dz))``): the adjoint of ``x`` for the adjoint
+    ``t`` of ``unnorm_ord(g, x, y, ...)``, spectral and nuclear norms only (0 for the others)."""
     x = np.asarray(x)
+    if not _spectral(x, ord, axis):
+        return np.zeros(np.shape(x), dtype=np.result_type(x, t, float) if np.iscomplexobj(x) else float)
     axes = _norm_axes(x, axis)
     G = unreduce(np.broadcast_to(np.real(g), np.shape(y)), x, axes, keepdims)
     gt = G * np.broadcast_to(t, np.shape(x))
-    if len(axes) == 2 and ord in (2, -2, "nuc"):
-        xm, (u, s, vh), i = _spectral_factors(x, ord, axes)
-        gm = np.conj(np.moveaxis(gt, axes, (-2, -1)))  # Re(sum(t G conj(dd))) = Re(sum(conj(t G) dd))
-        if i is None:
-            gu, gvh = gm @ mT(vh), mT(u) @ gm
-        else:
-            gu, gvh = np.zeros(u.shape, gm.dtype), np.zeros(vh.shape, gm.dtype)
-            gu[..., :, i] = (gm @ vh[..., i, :, None])[..., 0]
-            gvh[..., i, :] = (u[..., None, :, i] @ gm)[..., 0, :]
-        bx = unsvd((gu, np.zeros(s.shape), gvh), xm, (u, s, vh), False)
-        return np.moveaxis(bx, (-2, -1), axes), np.zeros(np.shape(y))
-    a, b, c, bad = _norm_coefficients(x, y, ord, axes, keepdims)
-    _norm_refuse(bad, ((G != 0) | _zero_norm(x, y, axes, keepdims)) & (np.broadcast_to(t, np.shape(x)) != 0), ord)
-    gt = np.where(bad, 0.0, gt)
-    bx = gt * a + np.conj(gt * b)
-    by = np.reshape(np.sum(np.real(gt * c), axis=axes, keepdims=keepdims), np.shape(y))
-    return (bx if np.iscomplexobj(x) else np.real(bx)), by
+    xm, (u, s, vh), i = _spectral_factors(x, ord, axes)
+    gm = np.conj(np.moveaxis(gt, axes, (-2, -1)))  # Re(sum(t G conj(dd))) = Re(sum(conj(t G) dd))
+    if i is None:
+        gu, gvh = gm @ mT(vh), mT(u) @ gm
+    else:
+        gu, gvh = np.zeros(u.shape, gm.dtype), np.zeros(vh.shape, gm.dtype)
+        gu[..., :, i] = (gm @ vh[..., i, :, None])[..., 0]
+        gvh[..., i, :] = (u[..., None, :, i] @ gm)[..., 0, :]
+    bx = unsvd((gu, np.zeros(s.shape), gvh), xm, (u, s, vh), False)
+    return np.moveaxis(bx, (-2, -1), axes)
 
 
 def _split(mask, axes):
@@ -660,16 +712,24 @@ def over_s(m, s, a):
 def phase_over_s(m, s):
     """``I * i Im(m) s⁻¹``: the imaginary part of ``m``'s diagonal, entry ``i`` divided by ``s[i]``, as a diagonal
     matrix (the change of phase ``I * (P - Pᴴ)/2 s⁻¹`` of complex singular vectors; ``P - Pᴴ`` has an imaginary
-    diagonal).  Real zeros for a real ``m``; refused where ``Im(m)`` is not 0 and ``s[i]`` is (the phase of
-    ``u_i`` has no derivative there)."""
+    diagonal).  Real zeros for a real ``m``; refused where ``Im(m)`` is not 0 and ``s[i]`` is, to rounding (the
+    phase of ``u_i`` has no derivative there)."""
     k = np.shape(s)[-1]
     shape = np.broadcast_shapes(np.shape(m), np.shape(s)[:-1] + (k, k))
     d = np.imag(np.diagonal(m, axis1=-2, axis2=-1))
     if not np.any(d):
         return np.zeros(shape, dtype=np.result_type(m, float))
-    if np.any((d != 0) & (np.asarray(s) == 0)):
+    zero = _numerically_zero(s)
+    if np.any((d != 0) & zero):
         raise refusal("the phase of a complex singular vector has no derivative at a zero singular value")
-    return 1j * np.eye(k) * np.expand_dims(d / np.where(np.asarray(s) == 0, 1.0, s), -2) + np.zeros(shape)
+    return 1j * np.eye(k) * np.expand_dims(d / np.where(zero, 1.0, s), -2) + np.zeros(shape)
+
+
+def _numerically_zero(s):
+    """Singular values ``s`` that are 0 to rounding (svd returns ~1e-16 for an exact 0): at most
+    ``max(s) * k * eps``, ``k`` the number of singular values."""
+    a = np.abs(np.asarray(s))
+    return a <= np.max(a, axis=-1, keepdims=True, initial=0.0) * np.shape(a)[-1] * np.finfo(float).eps
 
 
 def phase_moves(t, m, s):
@@ -680,8 +740,7 @@ def phase_moves(t, m, s):
     derivative of order 3 or more of a complex svd is refused (``sum(s ** 2)`` included)."""
     if not (np.iscomplexobj(m) or np.iscomplexobj(t)):
         return t
-    a = np.abs(np.asarray(s))
-    zero = a <= np.max(a, axis=-1, keepdims=True, initial=0.0) * np.shape(a)[-1] * np.finfo(float).eps
+    zero = _numerically_zero(s)
     if np.ndim(t) == np.ndim(s):
         moving = (np.asarray(t) != 0) & (np.imag(np.diagonal(m, axis1=-2, axis2=-1)) != 0)
     else:

@@ -14,14 +14,21 @@ from s2sad.runtime import (
     gap_weighted,
     mT,
     nonsingular,
+    norm_law,
+    norm_power,
+    ord_moves,
     over_s,
     phase_moves,
     phase_over_s,
     phi,
     pick,
+    pick_tangent,
+    power_ka,
+    power_kb,
     real_matrix,
     result_like,
     signed_minors,
+    spectral_norm_again,
     svd_factors,
     svd_input,
     svd_seed,
@@ -30,6 +37,8 @@ from s2sad.runtime import (
     uneinsum,
     unminors,
     unnorm_ord,
+    unnorm_ord_cotangent,
+    unnorm_ord_tangent,
     unsymmetrize,
     untrace,
 )
@@ -290,6 +299,21 @@ def norm_vector_p(x):
 @case("numpy.linalg.norm", A(3, 4))
 def norm_vector_rows(x):
     return np.linalg.norm(x, ord=1, axis=0) + np.linalg.norm(x, np.inf, -1, True)[0]
+
+
+@case("numpy.linalg.norm", A(5, lo=0.5, hi=2.0))
+def norm_vector_fractional(x):
+    return np.linalg.norm(x, ord=0.5) + np.linalg.norm(x, ord=1.5) + np.linalg.norm(x, ord=-2)
+
+
+@case("numpy.linalg.norm", A(5))
+def norm_vector_0_4(x):
+    return np.linalg.norm(x, ord=0) * np.linalg.norm(x, ord=4)
+
+
+@case("numpy.linalg.norm", A(3, 4))
+def norm_rows_p_keepdims(x):
+    return np.linalg.norm(x, ord=3, axis=1, keepdims=True) * x
 
 
 @case("numpy.linalg.norm", A(3, 4))
@@ -733,6 +757,20 @@ def pick_(x, y):
     return np.sum(pick(True, x, y)) * pick(False, x, y)
 
 
+@case("s2sad.runtime.pick", A(3), A(3))
+def pick_tuples(x, y):
+    t = pick(True, (x, y * x), (y, x))
+    f = pick(x[0] > 10.0, (x, y), (y * y, x * 2.0))
+    return t[0] * t[1] + f[0] - f[1]
+
+
+@case("s2sad.runtime.pick_tangent", A(3), A(3))
+def pick_tangent_(x, y):
+    t = pick_tangent(True, (x, y * x), 0.0, (x, x), (y, y))
+    f = pick_tangent(x[0] > 10.0, 0.0, y * y, x, y)
+    return t[0] * t[1] + f * pick_tangent(False, x, 0.0, x, y)
+
+
 @case("s2sad.runtime.cofactor", singular(3, 1))
 def cofactor_rank_one(a):  # zero, with a nonzero derivative
     return cofactor(a)
@@ -825,6 +863,43 @@ def unnorm_ord_(g, x):
 @case("s2sad.runtime.unnorm_ord", A(4, 3), A(4, 3))
 def unnorm_ord_spectral(g, x):
     return unnorm_ord(g[0, 0], x, np.linalg.norm(x, 2), 2) + unnorm_ord(g[0, 1], x, np.linalg.norm(x, "nuc"), "nuc")
+
+
+# norm_power(c, x, Y, m, q, r, t) = c conj(x)^m |x|^q Y^r t: the family of the elementwise norms' gradients
+@case("s2sad.runtime.norm_power", A(3, 4), A(3, 4, lo=0.5, hi=2.0), A(3, 4, lo=1.0, hi=2.0), complex=False)
+def norm_power_real(t, x, y):
+    return norm_power(1.0, x, y, 1, 1.0, -2.0, t) + norm_power(2.0, -x, y, 2, -0.5, 0.5, t * t) + x
+
+
+@case("s2sad.runtime.norm_power", C(3, 4), C(3, 4, lo=0.5, hi=2.0), A(3, 4, lo=1.0, hi=2.0), complex=False)
+def norm_power_complex(t, x, y):
+    return norm_power(1.0, x, y, 1, -1.0, -2.0, t) + norm_power(2.0, x, y, -2, 2.5, 0.5, t * t) + x
+
+
+# ord_moves(t, x, y, ...) is t (a check that refuses a t moving where the norm is 0)
+@case("s2sad.runtime.ord_moves", A(3, 4), A(3, 4))
+def ord_moves_(t, x):
+    return ord_moves(t * t, x, np.linalg.norm(x, 3, axis=1), 3, 1) * x
+
+
+# the spectral and nuclear norms' dW: zeros for the other norms (whose rules refuse a third derivative)
+@case("s2sad.runtime.unnorm_ord_tangent", A(3, 4), A(3, 4), A(3, 4))
+def unnorm_ord_tangent_(g, x, t):
+    return unnorm_ord_tangent(g[:, 0], x, np.linalg.norm(x, 3, axis=1), t, 0.0, 3, 1) + x * t
+
+
+@case("s2sad.runtime.unnorm_ord_cotangent", A(3, 4), A(3, 4), A(3, 4))
+def unnorm_ord_cotangent_(g, x, t):
+    return unnorm_ord_cotangent(t, g[0, 0], x, np.linalg.norm(x, 1), 1) + x * t
+
+
+@case("s2sad.runtime.norm_law", A(4))
+@case("s2sad.runtime.power_ka", A(4))
+@case("s2sad.runtime.power_kb", A(4))
+@case("s2sad.runtime.spectral_norm_again", A(4))
+def norm_law_(x):
+    c = norm_law(x, np.linalg.norm(x, 3), 3)[0]
+    return x * (power_ka(c, x, 1.0) + power_kb(c, x, 1, 1.0) + spectral_norm_again(x, x, 3))
 
 
 @case("s2sad.runtime.result_like", A(4, 3), A(3), complex=False)
