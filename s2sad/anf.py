@@ -933,7 +933,9 @@ class _ANF:
 
     def sharing_versions(self, loop) -> list[list[str]]:
         """Current versions of the names a loop body may make share memory across iterations, by group."""
-        groups = sharing_groups(loop.body, self.callee)
+        rebound = assigned_names(loop.body)
+        arrays = {u for u, v in self.env.items() if v in self.aliases.arrays and u not in rebound}
+        groups = sharing_groups(loop.body, self.callee, arrays)
         return [[self.env[u] for u in sorted(g) if u in self.env] for g in groups]
 
     def loop_top(self, loop, changing):

@@ -255,3 +255,17 @@ def test_float32_forward_jacobian():
     reverse = s2sad.jacobian(f, mode="reverse")(a)
     assert forward.dtype == reverse.dtype == np.float32
     assert np.allclose(forward, reverse, rtol=1e-5)
+
+
+def fill_rows_then_write_row(x):
+    a = np.zeros((2, 2))
+    for i in range(2):
+        r = x[i] * x
+        a[i] = r
+        r[0] = 5.0 * x[1]  # a[i] holds r's old values: a copy
+        a[i] = a[i] + r * x[0]
+    return np.sum(a * a)
+
+
+def test_rows_written_into_a_zeros_array_are_copies():
+    assert_exact(fill_rows_then_write_row, [np.array([0.4, -1.3])])
