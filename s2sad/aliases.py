@@ -262,6 +262,16 @@ class Aliases:
             # ``a.flat``, ``a.real``, ``obj.w``: may be (a view of) the receiver's memory
             receiver = [n.id for n in walk(value) if isinstance(n, gast.Name) and is_local(n.id)]
             self.root[t] = self._merge([self.root.get(n) for n in receiver]) if receiver else self._new(GLOBAL)
+        elif isinstance(value, gast.Call) and resolve(value.func) in (runtime.copy_dict, runtime.set_item):
+            # a new dict holding the dict's values (and the value set): ``{**d}``, ``dict(d)``, ``d[k] = v``
+            token = self._new(CONTAINER)
+            held = set()
+            for a in value.args[:1] + value.args[2:]:
+                m = self.memory(a.id) if isinstance(a, gast.Name) and is_local(a.id) else None
+                if m is not None:
+                    held |= self.contains.get(m, set()) if self.kind[m] == CONTAINER else {m}
+            self.contains[token] = {self.find(m) for m in held}
+            self.root[t] = token
         elif isinstance(value, gast.Call) and resolve(value.func) is runtime.tape and not value.args:
             self.root[t] = self._new(CONTAINER)  # the reverse sweep's stack
             self.tapes.add(self.root[t])

@@ -112,6 +112,21 @@ def assigned_names(stmts) -> set[str]:
     return out
 
 
+def _mapping_params(tree) -> set[str]:
+    """Parameters f never rebinds and reads with a string key (``p["w"]``): dicts (or mappings)."""
+    params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    stored = {n.id for n in walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+    read = {
+        n.value.id
+        for n in walk(tree)
+        if isinstance(n, gast.Subscript)
+        and isinstance(n.value, gast.Name)
+        and isinstance(n.slice, gast.Constant)
+        and isinstance(n.slice.value, str)
+    }
+    return (read & params) - stored
+
+
 class _ANF:
     def __init__(self, tree: gast.FunctionDef, ns: Namespace, loc: Location, names: Names, private=()):
         self.ns = ns
@@ -130,6 +145,7 @@ class _ANF:
         self.checkpoints: dict = {}  # checkpointed loops (the For statements written) -> every
         self.in_place_tests: dict = {}  # cond -> (its version, x, x's version) for cond = updates_in_place(x)
         self.dicts: set[str] = set()  # names holding a dict f built: d[k] = v makes a new version
+        self.mappings = _mapping_params(tree)  # parameters f reads with a string key: dicts
         self.spelled: dict = {}  # temporary -> the user's expression it holds (for messages)
         self.current = None  # the user's statement being translated
         self.pending: set[str] = set()  # temporaries the current statement reads later (x, y = y, x)
@@ -447,6 +463,14 @@ class _ANF:
         keys = [self.atom(k) for k in node.keys]
         return gast.Dict(keys=keys, values=[self.atom(v) for v in node.values])
 
+    def is_mapping(self, node) -> bool:
+        """A name holding a dict: one f built, or a parameter it reads with a string key."""
+        if not isinstance(node, gast.Name):
+            return False
+        if node.id in self.mappings and self.env.get(node.id) == node.id:
+            return True
+        return node.id in self.env and self.env[node.id] in self.dicts
+
     def copy_dict(self, atom, node):
         self.ns.scope.setdefault("copy_dict", runtime.copy_dict)
         return gast.Call(func=name("copy_dict"), args=[atom], keywords=[])
@@ -518,6 +542,8 @@ class _ANF:
         obj = self.ns.lookup(func)
         if root in ("eval", "exec") and obj in (eval, exec):
             raise self.error(node, f"{root}() cannot be differentiated: s2sad needs to see the code; write it out")
+        if obj is dict and len(node.args) == 1 and not node.keywords and self.is_mapping(node.args[0]):
+            return self.copy_dict(self.atom(node.args[0]), node)  # dict(d) of a dict: {**d}, a new dict
         args = [self.atom(a) for a in node.args]
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
         self.check_callee_writes(obj, node, args, kws)

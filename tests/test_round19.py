@@ -21,7 +21,7 @@ def assert_exact(f, args, **kw):
             s2sad.hessian(f)(*args)
     else:
         s2sad.vjp(f)(*args, np.ones(np.shape(f(*args))))
-    s2sad.jvp(f)(*args, *[np.ones_like(a) for a in args[:1]], *args[1:][:0])
+    s2sad.jvp(f)(*args, np.ones_like(args[0]))
 
 
 # 1. lambdas with a default bound to the loop variable
@@ -85,9 +85,36 @@ def dict_copy_written(x, p):
     return np.sum(q["w"] * p["w"]) + x**2
 
 
+def dict_copy_of_a_local(x):
+    p = {"w": x * 2.0, "b": x[0]}
+    q = dict(p)
+    q["w"] = q["w"] * x
+    return np.sum(q["w"] * p["w"]) + q["b"] * p["b"]
+
+
+def dict_copy_shares_its_arrays(x):
+    p = {"w": x * 2.0}
+    q = dict(p)  # a shallow copy: q["w"] is p["w"]
+    w = q["w"]
+    w[0] = x[1] * x[1]
+    return np.sum(p["w"] * x)
+
+
+def dict_display_copy_shares_its_arrays(x):
+    p = {"w": x * 2.0}
+    q = {**p, "b": 1.0}  # was a wrong number: q["w"] is p["w"]
+    w = q["w"]
+    w[0] = x[1] * x[1]
+    return np.sum(p["w"] * x)
+
+
 def test_dict_copy_written():
     p = {"w": np.array([1.0, 2.0])}
-    assert_exact(lambda x: dict_copy_written(x, p), [0.7])
+    assert_exact(dict_copy_written, [0.7, p], wrt=(0,))
+    assert_exact(dict_copy_of_a_local, [np.array([0.7, -0.3])])
+    for f in (dict_copy_shares_its_arrays, dict_display_copy_shares_its_arrays):
+        symptoms = check(f, [np.array([0.7, -0.3])])
+        assert not symptoms, "\n".join(symptoms)
 
 
 # 4. fancy += with repeated indices on an argument
