@@ -233,8 +233,7 @@ class Aliases:
         elif (
             isinstance(value, gast.Subscript)
             and isinstance(value.value, gast.Name)
-            and self.kind_of(value.value.id) == NUMERIC
-            and any(isinstance(n, gast.Name) and n.id in self.index_arrays for n in walk(value.slice))
+            and any(self._index_array(n, self.kind_of(value.value.id)) for n in walk(value.slice))
         ):
             self.root[t] = self._new(NUMERIC)  # advanced indexing of an array: a copy
         elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
@@ -315,6 +314,13 @@ class Aliases:
             self.root[t] = self._new(NUMERIC)
         else:
             self.root[t] = self._new(FRESH)
+
+    def _index_array(self, n, base_kind) -> bool:
+        """Whether indexing a value of kind ``base_kind`` with the node ``n`` (in the index) copies: a
+        list or mask indexing an array; a list indexing anything (no list or dict takes a list)."""
+        if not (isinstance(n, gast.Name) and n.id in self.index_arrays):
+            return False
+        return base_kind == NUMERIC or base_kind in (FRESH, PARAM) and self.kind_of(n.id) == CONTAINER
 
     def set_view(self, t, base, index, arrays_only=False):
         """``t = base[index]`` with a basic index of an array: an exact ``view`` or ``item`` of ``base``.

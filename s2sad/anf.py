@@ -818,13 +818,20 @@ class _ANF:
         elif isinstance(target, gast.Subscript):
             base = self.atom(target.value)
             index = self.index(target.slice)
-            if self.aliases.kind_of(base.id) in (CONTAINER, FRESH) and not makes_view(index):
+            fancy = any(  # a list index (unhashable: not a dict key; no list takes it): an array's
+                isinstance(n, gast.Name)
+                and n.id in self.aliases.index_arrays
+                and self.aliases.kind_of(n.id) == CONTAINER
+                for n in walk(index)
+            )
+            if self.aliases.kind_of(base.id) in (CONTAINER, FRESH) and not makes_view(index) and not fancy:
                 # an element of a list or dict: ``e += v`` changes an array element in place (and every
                 # name sharing it), rebinds a number; then the element is stored back
                 elem = self.atom_of(gast.Subscript(value=base, slice=index, ctx=gast.Load()), node)
                 result = self.augment(elem, None, node.op, self.atom(node.value), node)
                 self.write(base.id, _copy(index), name(result), node)
                 return
+            # (an index array, ``a[[0, 0, 1]] += v``: only an array takes one; NumPy's a[i] = a[i] + v)
             old = self.names.temp()
             self.emit(assign(old, gast.Subscript(value=base, slice=index, ctx=gast.Load())), node)
             new = self.names.temp()

@@ -130,6 +130,18 @@ def fancy_add_repeated_product(x):
     return np.sum(np.sin(x))
 
 
+def fancy_add_rows(x):
+    idx = [1, 0, 1]
+    x[idx] *= x[0] + 1.0
+    return np.sum(np.sin(x))
+
+
+@pytest.mark.parametrize("f", [fancy_add_repeated, fancy_add_repeated_product])
+def test_fancy_add_with_repeated_indices_is_exact(f):
+    assert_exact(f, [np.array([0.5, -1.0, 2.0])])
+    assert_exact(fancy_add_rows, [np.array([[0.5, -1.0], [2.0, 0.3]])])
+
+
 @pytest.mark.parametrize("f", [fancy_add_repeated, fancy_add_repeated_product])
 def test_fancy_add_with_repeated_indices_on_an_argument(f):
     symptoms = check(f, [np.array([0.5, -1.0, 2.0])])
@@ -296,3 +308,14 @@ def fill_rows_then_write_row(x):
 
 def test_rows_written_into_a_zeros_array_are_copies():
     assert_exact(fill_rows_then_write_row, [np.array([0.4, -1.3])])
+
+
+def gradient_differentiated_spacing(y):
+    return np.sum(np.gradient(y * y, y[0] + 2.0) ** 2)
+
+
+def test_gradient_with_a_differentiated_number_spacing():
+    """(A differentiated coordinate array is refused when the derivative runs, without a location.)"""
+    symptoms = check(gradient_differentiated_spacing, [np.array([0.3, -0.5, 0.8, 1.1])])
+    assert not symptoms, "\n".join(symptoms)
+    s2sad.grad(gradient_differentiated_spacing)(np.array([0.3, -0.5, 0.8, 1.1]))
