@@ -544,6 +544,12 @@ class _ANF:
             raise self.error(node, f"{root}() cannot be differentiated: s2sad needs to see the code; write it out")
         if obj is dict and len(node.args) == 1 and not node.keywords and self.is_mapping(node.args[0]):
             return self.copy_dict(self.atom(node.args[0]), node)  # dict(d) of a dict: {**d}, a new dict
+        if obj in (sorted, list) and len(node.args) == 1 and self.is_mapping(node.args[0]):
+            # sorted(d), list(d) of a dict: its keys, not differentiated (keys_of) in every mode
+            self.ns.scope.setdefault("keys_of", runtime.keys_of)
+            keys = self.atom_of(gast.Call(func=name("keys_of"), args=[self.atom(node.args[0])], keywords=[]), node)
+            kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
+            return gast.Call(func=self.rename_loads(func), args=[keys], keywords=kws)
         args = [self.atom(a) for a in node.args]
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
         self.check_callee_writes(obj, node, args, kws)

@@ -319,3 +319,18 @@ def test_gradient_with_a_differentiated_number_spacing():
     symptoms = check(gradient_differentiated_spacing, [np.array([0.3, -0.5, 0.8, 1.1])])
     assert not symptoms, "\n".join(symptoms)
     s2sad.grad(gradient_differentiated_spacing)(np.array([0.3, -0.5, 0.8, 1.1]))
+
+
+def sorted_keys_by_value(x):
+    d = {"b": x[1], "a": x[0], "c": x[2]}
+    total = 0.0
+    for k in sorted(d, key=lambda k: -d[k]):
+        total = total * x[1] + d[k]
+    return total + len(list(d))
+
+
+def test_sorted_dict_keys_by_value():
+    """(Its Hessian is refused: the key lambda reads the differentiated dict.)"""
+    symptoms = check(sorted_keys_by_value, [np.array([0.3, -0.4, 1.1])])
+    assert not symptoms, "\n".join(symptoms)
+    s2sad.jvp(sorted_keys_by_value)(np.array([0.3, -0.4, 1.1]), np.ones(3))
