@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import types
 from dataclasses import dataclass
 
 import gast
@@ -110,6 +111,17 @@ def assigned_names(stmts) -> set[str]:
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 out.add(node.id)
     return out
+
+
+def _is_super(func) -> bool:
+    return (
+        isinstance(func, gast.Attribute)
+        and isinstance(func.value, gast.Call)
+        and isinstance(func.value.func, gast.Name)
+        and func.value.func.id == "super"
+        and not func.value.args
+        and not func.value.keywords
+    )
 
 
 def _mapping_params(tree) -> set[str]:
@@ -463,6 +475,39 @@ class _ANF:
         keys = [self.atom(k) for k in node.keys]
         return gast.Dict(keys=keys, values=[self.atom(v) for v in node.values])
 
+    def super_call(self, node):
+        """``super().m(args)`` in a method whose receiver's class is known (:mod:`star`): the call
+        ``Owner.m(self, args)`` of the class after the method's class in that class's MRO that defines
+        ``m`` (a plain function); anything else is refused."""
+        from .star import typed_object
+
+        attr = node.func.attr
+        fn = getattr(self.ns.fn, "__func__", self.ns.fn)
+        code = getattr(fn, "__code__", None)
+        cells = dict(zip(code.co_freevars, fn.__closure__ or ())) if code is not None else {}
+        cls = cells["__class__"].cell_contents if "__class__" in cells else None
+        path = self.typed_path(name(self.params[0])) if self.params else None
+        obj = typed_object(self.ns.fn, path) if path is not None else None
+        mro = type(obj).__mro__ if obj is not None else ()
+        owner = None
+        if cls in mro:
+            owner = next((c for c in mro[mro.index(cls) + 1 :] if attr in c.__dict__), None)
+        if owner is None or not isinstance(owner.__dict__[attr], types.FunctionType):
+            raise self.error(
+                node,
+                f"super().{attr}(...): s2sad does not know which method this calls here (the class of "
+                f"'{self.params[0] if self.params else 'self'}' is not known, or it is not a plain method); "
+                f"call the base class's method by name: Base.{attr}(self, ...)",
+            )
+        alias = owner.__name__
+        if self.ns.scope.get(alias, owner) is not owner:
+            alias = f"{owner.__name__}_super"
+        self.ns.scope[alias] = self.ns.lifted[alias] = owner  # put into the generated module by name
+        func = gast.Attribute(value=name(alias), attr=attr, ctx=gast.Load())
+        return gast.copy_location(
+            gast.Call(func=func, args=[name(self.params[0]), *node.args], keywords=node.keywords), node
+        )
+
     def is_mapping(self, node) -> bool:
         """A name holding a dict: one f built, or a parameter it reads with a string key."""
         if not isinstance(node, gast.Name):
@@ -490,6 +535,8 @@ class _ANF:
         return self.atom(node)
 
     def call(self, node: gast.Call):
+        if _is_super(node.func):  # super().m(args): Owner.m(self, args), Owner found in self's class's MRO
+            node = self.super_call(node)
         func = node.func
         for kw in node.keywords:
             if kw.arg is None:
