@@ -130,6 +130,7 @@ class Aliases:
         self.liveness = liveness
         self.numbers: set[str] = set()  # names known to hold a Python number here (no memory)
         self.tapes: set[int] = set()  # memories of the reverse sweep's stacks (``z_stack = tape()``)
+        self.arrays: set[str] = set()  # names bound to a new NumPy array of numbers (``a = np.zeros(3)``)
         for p in params:
             t = self._new(PARAM)
             self.param_of[t] = p
@@ -198,6 +199,7 @@ class Aliases:
         self.rel.pop(target, None)
         self.numbers.discard(target)
         self.index_arrays.discard(target)
+        self.arrays.discard(target)
 
     def is_number(self, name: str):
         """``name`` holds a Python number here (the other branch of ``if updates_in_place(name)``): it
@@ -231,8 +233,7 @@ class Aliases:
         elif (
             isinstance(value, gast.Subscript)
             and isinstance(value.value, gast.Name)
-            and self.kind_of(value.value.id) == NUMERIC
-            and any(isinstance(n, gast.Name) and n.id in self.index_arrays for n in walk(value.slice))
+            and any(self._index_array(n, self.kind_of(value.value.id)) for n in walk(value.slice))
         ):
             self.root[t] = self._new(NUMERIC)  # advanced indexing of an array: a copy
         elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
@@ -260,6 +261,16 @@ class Aliases:
             # ``a.flat``, ``a.real``, ``obj.w``: may be (a view of) the receiver's memory
             receiver = [n.id for n in walk(value) if isinstance(n, gast.Name) and is_local(n.id)]
             self.root[t] = self._merge([self.root.get(n) for n in receiver]) if receiver else self._new(GLOBAL)
+        elif isinstance(value, gast.Call) and resolve(value.func) in (runtime.copy_dict, runtime.set_item):
+            # a new dict holding the dict's values (and the value set): ``{**d}``, ``dict(d)``, ``d[k] = v``
+            token = self._new(CONTAINER)
+            held = set()
+            for a in value.args[:1] + value.args[2:]:
+                m = self.memory(a.id) if isinstance(a, gast.Name) and is_local(a.id) else None
+                if m is not None:
+                    held |= self.contains.get(m, set()) if self.kind[m] == CONTAINER else {m}
+            self.contains[token] = {self.find(m) for m in held}
+            self.root[t] = token
         elif isinstance(value, gast.Call) and resolve(value.func) is runtime.tape and not value.args:
             self.root[t] = self._new(CONTAINER)  # the reverse sweep's stack
             self.tapes.add(self.root[t])
@@ -297,10 +308,19 @@ class Aliases:
             if isinstance(value, gast.Compare):
                 self.index_arrays.add(t)
             self.root[t] = self._new(NUMERIC)
+            if _numpy_array_call(value, resolve):
+                self.arrays.add(t)
         elif isinstance(value, gast.Constant) and isinstance(value.value, (int, float, complex, bool)):
             self.root[t] = self._new(NUMERIC)
         else:
             self.root[t] = self._new(FRESH)
+
+    def _index_array(self, n, base_kind) -> bool:
+        """Whether indexing a value of kind ``base_kind`` with the node ``n`` (in the index) copies: a
+        list or mask indexing an array; a list indexing anything (no list or dict takes a list)."""
+        if not (isinstance(n, gast.Name) and n.id in self.index_arrays):
+            return False
+        return base_kind == NUMERIC or base_kind in (FRESH, PARAM) and self.kind_of(n.id) == CONTAINER
 
     def set_view(self, t, base, index, arrays_only=False):
         """``t = base[index]`` with a basic index of an array: an exact ``view`` or ``item`` of ``base``.
@@ -542,6 +562,32 @@ def _numeric_call(value, resolve) -> bool:
     return getattr(obj, "__name__", "") != "copy_input"
 
 
+def _numpy_array_call(value, resolve) -> bool:
+    """A call of a NumPy function whose arguments after the first are constants (not ``"O"``) or name
+    numeric types (``np.zeros(3)``, ``np.zeros(n, float)``, ``np.arange(4, dtype=np.float32)``): its
+    result is a NumPy array or scalar of numbers, so ``a[i] = v`` into it copies ``v``'s values."""
+    if not isinstance(value, gast.Call):
+        return False
+    module = getattr(resolve(value.func), "__module__", None) or ""
+    if not module.startswith("numpy"):
+        return False
+    return all(_numeric_dtype(a, resolve) for a in [*value.args[1:], *(k.value for k in value.keywords)])
+
+
+def _numeric_dtype(arg, resolve) -> bool:
+    if isinstance(arg, gast.Constant):
+        if not isinstance(arg.value, str):
+            return True
+        try:
+            return np.dtype(arg.value).kind != "O"
+        except TypeError:
+            return True  # order="C", not a dtype
+    if isinstance(arg, (gast.Name, gast.Attribute)) and dotted(arg):
+        obj = resolve(arg)
+        return obj in (int, float, complex, bool) or (isinstance(obj, type) and issubclass(obj, np.number))
+    return False
+
+
 def _pop(value) -> bool:
     f = value.func if isinstance(value, gast.Call) else None
     return isinstance(f, gast.Attribute) and f.attr == "pop" and isinstance(f.value, gast.Name)
@@ -677,10 +723,11 @@ def _user_call(call) -> bool:
     return not (isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name))
 
 
-def sharing_groups(stmts, resolve=lambda f: None) -> list[set[str]]:
+def sharing_groups(stmts, resolve=lambda f: None, arrays=frozenset()) -> list[set[str]]:
     """Groups of user names that the assignments among ``stmts`` may make share memory: each
     assignment's targets with the names whose objects its value may be (``b = a``, ``v = a[1:]``,
-    ``r = helper(a)``, ``lst[i] = row``, ``for row in a``); groups that meet are joined."""
+    ``r = helper(a)``, ``lst[i] = row``, ``for row in a``); groups that meet are joined.  A write into
+    one of ``arrays`` (NumPy arrays of numbers, ``a[i] = v``) copies ``v``'s values: it shares nothing."""
     groups: list[set[str]] = []
     for s in stmts:
         for n in walk(s):
@@ -693,6 +740,8 @@ def sharing_groups(stmts, resolve=lambda f: None) -> list[set[str]]:
                 if value is None or _fresh_value(value, resolve):
                     continue
                 group = set()
+                if isinstance(n, gast.Assign) and all(_written_array(t, arrays) for t in n.targets):
+                    continue
                 for t in n.targets if isinstance(n, gast.Assign) else [n.target]:
                     while isinstance(t, gast.Subscript):  # a[i] = v: a holds v's values (or object)
                         t = t.value
@@ -710,6 +759,10 @@ def sharing_groups(stmts, resolve=lambda f: None) -> list[set[str]]:
             g = g | m
         merged.append(g)
     return merged
+
+
+def _written_array(target, arrays) -> bool:
+    return isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and target.value.id in arrays
 
 
 def _loop_groups(loop, resolve) -> list[set[str]]:

@@ -21,6 +21,7 @@ import builtins
 import inspect
 import itertools
 import re
+import types
 from dataclasses import dataclass
 
 import gast
@@ -129,6 +130,32 @@ def assigned_names(stmts) -> set[str]:
     return out
 
 
+def _is_super(func) -> bool:
+    return (
+        isinstance(func, gast.Attribute)
+        and isinstance(func.value, gast.Call)
+        and isinstance(func.value.func, gast.Name)
+        and func.value.func.id == "super"
+        and not func.value.args
+        and not func.value.keywords
+    )
+
+
+def _mapping_params(tree) -> set[str]:
+    """Parameters f never rebinds and reads with a string key (``p["w"]``): dicts (or mappings)."""
+    params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    stored = {n.id for n in walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+    read = {
+        n.value.id
+        for n in walk(tree)
+        if isinstance(n, gast.Subscript)
+        and isinstance(n.value, gast.Name)
+        and isinstance(n.slice, gast.Constant)
+        and isinstance(n.slice.value, str)
+    }
+    return (read & params) - stored
+
+
 class _ANF:
     def __init__(self, tree: gast.FunctionDef, ns: Namespace, loc: Location, names: Names, private=()):
         self.ns = ns
@@ -150,6 +177,7 @@ class _ANF:
         # names holding what position does not index ("not": a dict, a set, an iterator; see listed), or
         # may ("maybe": a user function's result)
         self.unindexed: dict[str, str] = {}
+        self.mappings = _mapping_params(tree)  # parameters f reads with a string key: dicts
         self.spelled: dict = {}  # temporary -> the user's expression it holds (for messages)
         self.current = None  # the user's statement being translated
         self.pending: set[str] = set()  # temporaries the current statement reads later (x, y = y, x)
@@ -485,6 +513,47 @@ class _ANF:
         keys = [self.atom(k) for k in node.keys]
         return gast.Dict(keys=keys, values=[self.atom(v) for v in node.values])
 
+    def super_call(self, node):
+        """``super().m(args)`` in a method whose receiver's class is known (:mod:`star`): the call
+        ``Owner.m(self, args)`` of the class after the method's class in that class's MRO that defines
+        ``m`` (a plain function); anything else is refused."""
+        from .star import typed_object
+
+        attr = node.func.attr
+        fn = getattr(self.ns.fn, "__func__", self.ns.fn)
+        code = getattr(fn, "__code__", None)
+        cells = dict(zip(code.co_freevars, fn.__closure__ or ())) if code is not None else {}
+        cls = cells["__class__"].cell_contents if "__class__" in cells else None
+        path = self.typed_path(name(self.params[0])) if self.params else None
+        obj = typed_object(self.ns.fn, path) if path is not None else None
+        mro = type(obj).__mro__ if obj is not None else ()
+        owner = None
+        if cls in mro:
+            owner = next((c for c in mro[mro.index(cls) + 1 :] if attr in c.__dict__), None)
+        if owner is None or not isinstance(owner.__dict__[attr], types.FunctionType):
+            raise self.error(
+                node,
+                f"super().{attr}(...): s2sad does not know which method this calls here (the class of "
+                f"'{self.params[0] if self.params else 'self'}' is not known, or it is not a plain method); "
+                f"call the base class's method by name: Base.{attr}(self, ...)",
+            )
+        alias = owner.__name__
+        if self.ns.scope.get(alias, owner) is not owner:
+            alias = f"{owner.__name__}_super"
+        self.ns.scope[alias] = self.ns.lifted[alias] = owner  # put into the generated module by name
+        func = gast.Attribute(value=name(alias), attr=attr, ctx=gast.Load())
+        return gast.copy_location(
+            gast.Call(func=func, args=[name(self.params[0]), *node.args], keywords=node.keywords), node
+        )
+
+    def is_mapping(self, node) -> bool:
+        """A name holding a dict: one f built, or a parameter it reads with a string key."""
+        if not isinstance(node, gast.Name):
+            return False
+        if node.id in self.mappings and self.env.get(node.id) == node.id:
+            return True
+        return node.id in self.env and self.env[node.id] in self.dicts
+
     def copy_dict(self, atom, node):
         self.ns.scope.setdefault("copy_dict", runtime.copy_dict)
         return gast.Call(func=name("copy_dict"), args=[atom], keywords=[])
@@ -504,6 +573,8 @@ class _ANF:
         return self.atom(node)
 
     def call(self, node: gast.Call):
+        if _is_super(node.func):  # super().m(args): Owner.m(self, args), Owner found in self's class's MRO
+            node = self.super_call(node)
         func = node.func
         for kw in node.keywords:
             if kw.arg is None:
@@ -559,6 +630,14 @@ class _ANF:
         obj = self.ns.lookup(func)
         if root in ("eval", "exec") and obj in (eval, exec):
             raise self.error(node, f"{root}() cannot be differentiated: s2sad needs to see the code; write it out")
+        if obj is dict and len(node.args) == 1 and not node.keywords and self.is_mapping(node.args[0]):
+            return self.copy_dict(self.atom(node.args[0]), node)  # dict(d) of a dict: {**d}, a new dict
+        if obj in (sorted, list) and len(node.args) == 1 and self.is_mapping(node.args[0]):
+            # sorted(d), list(d) of a dict: its keys, not differentiated (keys_of) in every mode
+            self.ns.scope.setdefault("keys_of", runtime.keys_of)
+            keys = self.atom_of(gast.Call(func=name("keys_of"), args=[self.atom(node.args[0])], keywords=[]), node)
+            kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
+            return gast.Call(func=self.rename_loads(func), args=[keys], keywords=kws)
         args = [self.atom(a) for a in node.args]
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
         self.check_callee_writes(obj, node, args, kws)
@@ -877,7 +956,13 @@ class _ANF:
             what = _source(target)
             base = self.atom(target.value)
             index = self.index(target.slice)
-            if self.aliases.kind_of(base.id) in (CONTAINER, FRESH) and not makes_view(index):
+            fancy = any(  # a list index (unhashable: not a dict key; no list takes it): an array's
+                isinstance(n, gast.Name)
+                and n.id in self.aliases.index_arrays
+                and self.aliases.kind_of(n.id) == CONTAINER
+                for n in walk(index)
+            )
+            if self.aliases.kind_of(base.id) in (CONTAINER, FRESH) and not makes_view(index) and not fancy:
                 # an element of a list or dict: ``e += v`` changes an array element in place (and every
                 # name sharing it), rebinds a number; then the element is stored back
                 elem = self.atom_of(gast.Subscript(value=base, slice=index, ctx=gast.Load()), node)
@@ -894,6 +979,7 @@ class _ANF:
                     result = self.augment(elem, None, node.op, right, node)
                 self.write(base.id, _copy(index), name(result), node)
                 return
+            # (an index array, ``a[[0, 0, 1]] += v``: only an array takes one; NumPy's a[i] = a[i] + v)
             old = self.names.temp()
             self.emit(assign(old, gast.Subscript(value=base, slice=index, ctx=gast.Load())), node)
             new = self.names.temp()
@@ -1048,7 +1134,9 @@ class _ANF:
 
     def sharing_versions(self, loop) -> list[list[str]]:
         """Current versions of the names a loop body may make share memory across iterations, by group."""
-        groups = sharing_groups(loop.body, self.callee)
+        rebound = assigned_names(loop.body)
+        arrays = {u for u, v in self.env.items() if v in self.aliases.arrays and u not in rebound}
+        groups = sharing_groups(loop.body, self.callee, arrays)
         return [[self.env[u] for u in sorted(g) if u in self.env] for g in groups]
 
     def loop_top(self, loop, changing):

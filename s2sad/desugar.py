@@ -667,9 +667,14 @@ def _renamed(node, renames):
         if isinstance(n, gast.Name) and n.id in names:
             n.id = names[n.id]
             return
-        if isinstance(n, gast.Lambda):
-            bound = {a.id for a in n.args.args + n.args.kwonlyargs}
-            names = {k: v for k, v in names.items() if k not in bound}
+        if isinstance(n, gast.Lambda):  # its defaults run in the enclosing scope, its body in its own
+            for d in n.args.defaults + [d for d in n.args.kw_defaults if d is not None]:
+                visit(d, names)
+            bound = {
+                a.id for a in [*n.args.args, *n.args.posonlyargs, *n.args.kwonlyargs, n.args.vararg, n.args.kwarg] if a
+            }
+            visit(n.body, {k: v for k, v in names.items() if k not in bound})
+            return
         if isinstance(n, (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)):
             for gen in n.generators:
                 visit(gen.iter, names)

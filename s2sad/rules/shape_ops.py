@@ -12,6 +12,9 @@ from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
     astype_of,
     broadcast_like,
+    gradient_spacing_adjoint,
+    gradient_spacing_refused,
+    gradient_spacing_tangent,
     is_inexact,
     match_complex,
     ndarray_item,
@@ -452,14 +455,16 @@ def diff(y, a, n=1, axis=-1):
 
 
 @reverse_rule(np.gradient)
-def gradient(y, f, *, axis=None, edge_order=1):
-    """Unit spacing (no spacing arguments); a list out when f has several axes."""
-    bf += ungradient(by, f, axis, edge_order)
+def gradient(y, f, spacing=1.0, *, axis=None, edge_order=1):
+    """One spacing argument: a number for every axis, or the coordinates along the one axis; a list out
+    when f has several axes.  Linear in f; y / spacing for a number spacing."""
+    bf += ungradient(by, f, axis, edge_order, spacing)
+    bspacing += gradient_spacing_adjoint(by, y, spacing)
 
 
 @forward_rule(np.gradient)
-def gradient(y, f, *, axis=None, edge_order=1):
-    dy = np.gradient(df, axis=axis, edge_order=edge_order)
+def gradient(y, f, spacing=1.0, *, axis=None, edge_order=1):
+    dy = np.gradient(df, spacing, axis=axis, edge_order=edge_order) + gradient_spacing_tangent(dspacing, y, spacing)
 
 
 # ---- indexing ----------------------------------------------------------------------------
@@ -742,13 +747,15 @@ def undiff(z, g, a, n=1, axis=-1):
 
 
 @forward_rule(runtime.ungradient, name="s2sad.runtime.ungradient")
-def ungradient(z, g, f, axis=None, edge_order=1):
-    dz = ungradient(dg, f, axis, edge_order)
+def ungradient(z, g, f, axis=None, edge_order=1, spacing=1.0):
+    """(Not differentiated again with respect to the spacing: refused when it runs.)"""
+    dz = ungradient(dg, f, axis, edge_order, spacing) + gradient_spacing_refused(dspacing)
 
 
 @reverse_rule(runtime.ungradient, name="s2sad.runtime.ungradient")
-def ungradient(z, g, f, axis=None, edge_order=1):
-    bg += np.gradient(bz, axis=axis, edge_order=edge_order)
+def ungradient(z, g, f, axis=None, edge_order=1, spacing=1.0):
+    bg += np.gradient(bz, spacing, axis=axis, edge_order=edge_order)
+    bspacing += gradient_spacing_refused(spacing)
 
 
 @forward_rule(runtime.unhstack, name="s2sad.runtime.unhstack")

@@ -25,6 +25,9 @@ __all__ = [
     "unpad_array",
     "undiff",
     "ungradient",
+    "gradient_spacing_adjoint",
+    "gradient_spacing_tangent",
+    "gradient_spacing_refused",
     "uncumprod",
     "cumprod_tangent",
     "unhstack",
@@ -184,17 +187,55 @@ def undiff(g, a, n=1, axis=-1):
     return g
 
 
-def ungradient(g, f, axis=None, edge_order=1):
-    """Adjoint of ``np.gradient(f, axis=axis, edge_order=edge_order)`` (unit spacing): along each
-    axis the gradient is a matrix ``D`` (the gradient of the identity), so the adjoint is ``D.T @ g``."""
+def ungradient(g, f, axis=None, edge_order=1, spacing=1.0):
+    """Adjoint of ``np.gradient(f, spacing, axis=axis, edge_order=edge_order)``: along each axis the
+    gradient is a matrix ``D`` (the gradient of the identity with the same spacing), so the adjoint is
+    ``D.T @ g``."""
     axes = range(np.ndim(f)) if axis is None else (axis,) if np.ndim(axis) == 0 else tuple(axis)
     parts = list(g) if isinstance(g, (list, tuple)) else [g]
     out = np.zeros(np.shape(f))
     for part, ax in zip(parts, axes):
         n = np.shape(f)[ax]
-        d = np.gradient(np.eye(n), axis=0, edge_order=edge_order)
+        d = np.gradient(np.eye(n, dtype=np.result_type(spacing, 1.0)), spacing, axis=0, edge_order=edge_order)
         out = out + np.moveaxis(np.tensordot(d.T, np.moveaxis(part, ax, 0), axes=1), 0, ax)
     return out
+
+
+def DifferentiationError_(text):
+    from ..errors import DifferentiationError
+
+    return DifferentiationError(text)
+
+
+def _spacing_number(spacing):
+    if np.ndim(spacing) != 0:
+        raise DifferentiationError_(
+            "np.gradient: the derivative with respect to coordinates (an array spacing) is not supported; "
+            "use s2sad.stop_gradient on them, or a number spacing"
+        )
+
+
+def gradient_spacing_adjoint(g, y, spacing):
+    """Adjoint of the number ``spacing`` of ``y = np.gradient(f, spacing, ...)``: y is linear in
+    1 / spacing, so dy/dspacing = -y / spacing."""
+    _spacing_number(spacing)
+    parts = zip(g, y) if isinstance(y, (list, tuple)) else [(g, y)]
+    return -sum(np.sum(np.multiply(a, b)) for a, b in parts) / spacing
+
+
+def gradient_spacing_refused(spacing):
+    """The second derivative of ``np.gradient`` with respect to its spacing: not supported."""
+    raise DifferentiationError_(
+        "np.gradient: second derivatives with respect to its spacing are not supported; use s2sad.stop_gradient"
+    )
+
+
+def gradient_spacing_tangent(t, y, spacing):
+    """Tangent of ``y = np.gradient(f, spacing, ...)`` along the tangent ``t`` of a number spacing."""
+    _spacing_number(spacing)
+    if isinstance(y, (list, tuple)):
+        raise DifferentiationError_("np.gradient over several axes: the tangent of its spacing is not supported")
+    return -y * (t / spacing)
 
 
 def _cumprod_others(a):

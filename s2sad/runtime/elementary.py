@@ -80,7 +80,7 @@ def sinc_deriv(x, k):
         value = np.where(small, _sinc_series(np.where(small, a, 0.0), k), _sinc_closed(np.where(small, 1.0, a), k))
     value = value * np.pi**k
     if isinstance(x, np.ndarray):
-        return value
+        return value.astype(np.sinc(np.zeros(1, x.dtype)).dtype, copy=False)  # np.sinc's precision
     return _number(value, x) if not isinstance(x, np.generic) else value[()]
 
 

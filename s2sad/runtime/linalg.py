@@ -224,7 +224,8 @@ def unnorm_ord(g, x, y, ord=None, axis=None, keepdims=False):
     norm has no derivative: the max/min norms split ``g`` among the tied entries, like ``np.max``;
     the spectral and nuclear norms raise."""
     x = np.asarray(x)
-    g = np.broadcast_to(np.real(g), np.shape(y))  # g = 1.0 for the tangent; a norm is real
+    g = np.real(g) if not isinstance(g, (int, float)) else np.asarray(g, np.result_type(y, np.float16))
+    g = np.broadcast_to(g, np.shape(y))  # g = 1.0 for the tangent (in y's precision); a norm is real
     if ord is None or (isinstance(ord, str) and ord == "fro"):
         return unnorm(g, x, y, axis, keepdims)
     axes = tuple(range(x.ndim)) if axis is None else (axis,) if np.ndim(axis) == 0 else tuple(axis)

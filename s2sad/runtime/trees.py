@@ -282,7 +282,8 @@ def unit_tangents(x):
         if _is_plain_object(x):
             _refuse_object(x)
         shape = np.shape(x)
-        return [e.reshape(shape) for e in np.eye(np.size(x))]
+        dtype = x.dtype if isinstance(x, np.ndarray | np.generic) and x.dtype.kind in "fc" else float
+        return [e.reshape(shape) for e in np.eye(np.size(x), dtype=dtype)]
     leaves = tree_leaves(x)
     out = []
     for k, leaf in enumerate(leaves):

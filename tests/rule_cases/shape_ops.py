@@ -294,6 +294,13 @@ def gradient_vector(x):
     return np.gradient(x) * np.gradient(x, edge_order=2)
 
 
+@case("numpy.gradient", A(6))
+def gradient_spacing(x):
+    """(A differentiated spacing: tests/test_round19.py.)"""
+    coords = np.array([0.0, 0.3, 0.5, 1.2, 1.4, 2.0])
+    return np.gradient(x * x, 0.5) + np.gradient(x, coords, edge_order=2)
+
+
 @case("numpy.gradient", A(4, 5))
 def gradient_matrix(x):
     gx, gy = np.gradient(x)
