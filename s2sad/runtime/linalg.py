@@ -258,6 +258,8 @@ def unnorm_ord(g, x, y, ord=None, axis=None, keepdims=False):
                     f"the ord={ord} matrix norm at a repeated singular value",
                     s,
                 )
+            if ord == -2:  # the smallest singular value at 0 moves like |t|: a kink, as norm(x, 1) at 0
+                _nonzero(np.where(zero, 1.0, s[..., [-1]]), "the ord=-2 matrix norm of a rank-deficient matrix", s)
             d = u[..., :, i, None] @ vh[..., i, None, :]
         d = np.where(zero[..., None], 0.0, d)
         return g * np.moveaxis(np.conj(d) if np.iscomplexobj(d) else d, (-2, -1), axes)
