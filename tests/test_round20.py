@@ -34,3 +34,14 @@ def test_the_min_singular_value_norm_of_a_full_rank_matrix_is_exact():
         fd[i] = (smallest_singular(a + e) - smallest_singular(a - e)) / (2 * eps)
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(s2sad.jvp(smallest_singular)(a, np.ones_like(a))[1], np.sum(fd), rtol=1e-6)
+
+
+def test_a_complex_p_norm_below_one_at_a_zero_entry_is_refused_and_real_is_inf():
+    def f(z):
+        return np.linalg.norm(z, 0.5)
+
+    where = r"test_round20.py:\d+:\d+: the ord=0.5 norm at a zero entry of a complex vector has no derivative"
+    with pytest.raises(s2sad.DifferentiationError, match=where):
+        s2sad.grad(f)(np.array([0j, -0.5 + 0.3j]))  # was nan+nanj
+    g = s2sad.grad(f)(np.array([0.0, -0.5]))
+    assert g[0] == np.inf and np.isclose(g[1], -1.0)

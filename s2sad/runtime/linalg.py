@@ -238,6 +238,9 @@ def unnorm_ord(g, x, y, ord=None, axis=None, keepdims=False):
         if ord == 0:
             return g * np.zeros_like(x)
         safe = np.where(y == 0, 1.0, y)
+        if np.iscomplexobj(x) and ord < 1 and np.any((x == 0) & (y != 0) & (g != 0)):
+            # |z|^p with p < 1 at z = 0: an infinite slope whose direction depends on dz (real x: inf)
+            raise refusal(f"the ord={ord} norm at a zero entry of a complex vector has no derivative")
         return g * np.where(y == 0, 0.0, sign * (np.abs(x) / safe) ** (ord - 1))
     rows, cols = axes
     if ord in (1, -1):
