@@ -9,6 +9,7 @@ import numpy as np
 from s2sad.runtime import (
     columns_of_jacobian,
     copy_dict,
+    expect_indexed,
     item_of,
     jacobian_of_columns,
     jacobian_of_rows,
@@ -19,6 +20,7 @@ from s2sad.runtime import (
     tree_add,
     unit_tangents,
     unset_item,
+    zip_length,
 )
 
 from . import A, case
@@ -107,6 +109,17 @@ def copy_dict_(x, y):
 def keys_of_(x):
     d = {"u": x, "v": x * x}
     return d[keys_of(d)[1]] * x
+
+
+@case("s2sad.runtime.zip_length", A(3), A(3))
+def zip_length_(x, y):
+    return x[: zip_length(len(x), len(y), strict=True)] * y
+
+
+@case("s2sad.runtime.expect_indexed", A(3))
+def expect_indexed_(x):
+    expect_indexed(x)
+    return x * x
 
 
 @case("s2sad.runtime.jacobian_of_columns", A(2), A(2))
