@@ -594,7 +594,8 @@ class _ANF:
                 )
         root = dotted(func)
         is_method = isinstance(func, gast.Attribute) and not (root and root.split(".")[0] not in self.ns.locals)
-        if is_method and self.stored_callable(func) is not None:  # model.layer(x): t = model.layer; t(x)
+        typed_attribute = isinstance(func, gast.Attribute) and self.typed_path(func) is not None  # self.head of m.loss
+        if (is_method or typed_attribute) and self.stored_callable(func) is not None:  # t = model.layer; t(x)
             func = self.atom(func)
             is_method, root = False, func.id
         if isinstance(func, gast.Subscript) and self.typed_path(func) is not None:
