@@ -691,6 +691,25 @@ def static_of(cls, attr):
     return None
 
 
+def static_rule_of(cls, attr):
+    """For ``obj.attr(...)`` whose class has ``attr = staticmethod(np.tanh)``, a primitive with a rule:
+    ``(primitive, checks)``; else None."""
+    from .resolve import MISSING
+    from .rules.registry import lookup
+
+    if cls.__getattribute__ not in (object.__getattribute__, tuple.__getattribute__):
+        return None
+    checks = []
+    for c in cls.__mro__:
+        entry = c.__dict__.get(attr, MISSING)
+        checks.append((c.__dict__, attr, entry))
+        if entry is not MISSING:
+            if isinstance(entry, staticmethod) and lookup(entry.__func__) is not None:
+                return entry.__func__, checks
+            return None
+    return None
+
+
 def specialize_tree(parsed, spec: Specialized) -> None:
     """The parsed function's signature made ``spec``'s, with the packing of ``*args``/``**kwargs`` first."""
     tree = parsed.tree

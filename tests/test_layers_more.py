@@ -210,3 +210,75 @@ def test_a_printing_call_of_a_callable_instance_prints_once(capsys):
     assert printed(capsys, lambda: s2sad.jacobian(m.loop_vec, mode="reverse")(x)) == 1
     assert printed(capsys, lambda: s2sad.hessian(m.loss)(x)) == 1
     assert printed(capsys, lambda: s2sad.grad(m.loss)(x)) == 1
+
+
+class ActLayer:
+    act = staticmethod(np.tanh)
+
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return self.act(x * self.w)
+
+
+class ActNet:
+    def __init__(self):
+        self.layers = [ActLayer(1.5), ActLayer(-0.5)]
+        self.head = ActLayer(0.7)
+
+    def loss(self, x):
+        for l in self.layers:  # noqa: E741
+            x = l(x)
+        return np.sum(self.head(x) ** 2)
+
+
+def act_via_param(x, m):
+    return m.loss(x)
+
+
+def act_direct(x, m):
+    return np.sum(m.act(x) * x)
+
+
+GLOBAL_ACT = Act()
+
+
+def act_global(x):
+    return GLOBAL_ACT.loss(x)
+
+
+@pytest.mark.parametrize(
+    "f, extra",
+    [
+        (lambda x: ActNet().loss(x), None),
+        (act_via_param, ActNet),
+        (act_via_param, Act),
+        (act_direct, ActLayer),
+        (act_global, None),
+    ],
+    ids=["bound_loop", "param_loop", "param", "direct", "global"],
+)
+def test_a_static_method_of_a_primitive_through_objects(f, extra):
+    if f.__name__ == "<lambda>":
+        check(ActNet().loss, [X0.copy()])
+    elif extra is None:
+        check(f, [X0.copy()])
+    else:
+        obj = extra(0.8) if extra is ActLayer else extra()
+        check(f, [X0.copy(), obj])
+
+
+def test_a_static_method_of_a_primitive_replaced_or_hidden():
+    net = ActNet()
+    g = s2sad.grad(net.loss)
+    close(g(X0.copy()), numeric_grad(net.loss, [X0.copy()], 0))
+    old = ActLayer.act
+    try:
+        ActLayer.act = staticmethod(np.sin)
+        close(g(X0.copy()), numeric_grad(net.loss, [X0.copy()], 0))
+    finally:
+        ActLayer.act = old
+    net.layers[1].act = np.sin
+    with pytest.raises(s2sad.DifferentiationError, match="hides the method"):
+        g(X0.copy())
