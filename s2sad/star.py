@@ -164,7 +164,7 @@ def receivers(fn) -> tuple[str, ...]:
 
 def _receivers(fn) -> tuple[str, ...]:
     from .parse import parse_function
-    from .primitives import is_user_function
+    from .primitives import is_output, is_user_function
 
     tree = parse_function(fn).tree
     params = [a.id for a in list(getattr(tree.args, "posonlyargs", None) or []) + tree.args.args + tree.args.kwonlyargs]
@@ -232,6 +232,8 @@ def _receivers(fn) -> tuple[str, ...]:
         callee, args = _callee(call.func, cells, fn.__globals__, params, stored), list(call.args)
         if isinstance(callee, types.MethodType):  # m.loss(x, model) of a global object
             owner = path.split(".")[0] if path and isinstance(call.func, gast.Attribute) else None
+            if owner and (is_output(callee) or not _is_object(fn.__globals__, owner)):
+                owner = None  # (logger.debug(...) is output, never differentiated)
             callee, args = callee.__func__, [None, *args]
             if owner and is_user_function(callee) and _first_param(callee) in receivers(callee):
                 out.add(owner)  # m.loss(x) of a global m whose loss loops over self.layers: typed as helper(x, m)
