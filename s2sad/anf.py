@@ -594,7 +594,8 @@ class _ANF:
                 )
         root = dotted(func)
         is_method = isinstance(func, gast.Attribute) and not (root and root.split(".")[0] not in self.ns.locals)
-        if is_method and self.stored_callable(func) is not None:  # model.layer(x): t = model.layer; t(x)
+        typed_attribute = isinstance(func, gast.Attribute) and self.typed_path(func) is not None  # self.head of m.loss
+        if (is_method or typed_attribute) and self.stored_callable(func) is not None:  # t = model.layer; t(x)
             func = self.atom(func)
             is_method, root = False, func.id
         if isinstance(func, gast.Subscript) and self.typed_path(func) is not None:
@@ -1681,8 +1682,9 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
     facts = Facts({n: set(pass_.aliases.shared(n)) for n in pass_.aliases.root}, pass_.writable, pass_.checkpoints)
     out = restructure(pass_.out, loc)
     bindings = {}  # names bound once to a typed object (star.Typing), for primitives
+    restored = _restored(out)  # (l = None; l = l_stack.pop() of derivative code: l's own values again)
     for n in walk(gast.Module(body=out, type_ignores=[])):
-        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load) and id(n) not in restored:
             bindings[n.id] = bindings.get(n.id, 0) + 1
     ns.typed = {t: p for t, p in pass_.typed.items() if bindings.get(t) == pass_.typed_count[t]}
     ns.loc = loc
@@ -1702,3 +1704,33 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
     )
     gast.copy_location(new, tree)
     return new, names, facts
+
+
+def _restored(out) -> set:
+    """The targets (ids of Name nodes) of ``t = None`` and ``t = s.pop()`` where every ``s.append(v)``
+    pushes ``t`` itself (derivative code differentiated again saves and restores a loop's item): ``t``
+    holds nothing but its own earlier values there, so a typed ``t`` stays typed."""
+    module = gast.Module(body=out, type_ignores=[])
+    pushed = {}  # stack -> the names appended to it
+    for n in walk(module):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
+            if n.func.attr == "append":
+                arg = n.args[0] if len(n.args) == 1 and isinstance(n.args[0], gast.Name) else None
+                pushed.setdefault(n.func.value.id, set()).add(arg.id if arg is not None else None)
+    found = set()
+    for n in walk(module):
+        if not isinstance(n, gast.Assign) or len(n.targets) != 1 or not isinstance(n.targets[0], gast.Name):
+            continue
+        t, v = n.targets[0], n.value
+        if isinstance(v, gast.Constant) and v.value is None:
+            found.add(id(t))
+        elif (
+            isinstance(v, gast.Call)
+            and isinstance(v.func, gast.Attribute)
+            and v.func.attr == "pop"
+            and not v.args
+            and isinstance(v.func.value, gast.Name)
+            and pushed.get(v.func.value.id) == {t.id}
+        ):
+            found.add(id(t))
+    return found

@@ -197,6 +197,8 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
         f.__s2sad_module__ = module
         f.__wrapped_function__ = fn
         f._repr_html_ = functools.partial(codegen.to_html, text)  # IPython shows the source
+    if getattr(impl, "__s2sad_types__", None):  # hessian(grad(m.loss)) differentiates the guard's call
+        result.__s2sad_types__ = impl.__s2sad_types__
     return result
 
 

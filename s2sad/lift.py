@@ -810,7 +810,7 @@ def _slots(target) -> list:
     return list(target.needs) + [s for s in own if s not in target.needs]
 
 
-def _only_called(helper, index, keyword) -> bool:
+def _only_called(helper, index, keyword, depth=0) -> bool:
     """Whether ``helper``'s parameter at ``index`` (or named ``keyword``) is only called in its body."""
     try:
         params = list(inspect.signature(helper).parameters.values())
@@ -831,7 +831,28 @@ def _only_called(helper, index, keyword) -> bool:
         tree = parse_function(helper).tree
     except Exception:  # noqa: BLE001 -- not readable: not specialized
         return False
-    return _only_called_in(tree, p)
+    if not _only_called_in(tree, p):
+        return False
+    return depth > 8 or all(_only_called(g, i, k, depth + 1) for g, i, k in _passed_on(helper, tree, p))
+
+
+def _passed_on(helper, tree, p):
+    """(function, index, keyword) for each call in ``tree`` of a global user function given ``p``
+    (``vjp_forward(self, x)``): ``p`` is only called if it is only called there too."""
+    found = []
+    for n in walk(tree):
+        if not isinstance(n, gast.Call) or not isinstance(n.func, gast.Name):
+            continue
+        callee = getattr(helper, "__globals__", {}).get(n.func.id)
+        if not isinstance(callee, types.FunctionType) or not is_user_function(callee):
+            continue  # (a local function: specialized in turn)
+        for i, a in enumerate(n.args):
+            if isinstance(a, gast.Name) and a.id == p:
+                found.append((callee, i, None))
+        for k in n.keywords:
+            if isinstance(k.value, gast.Name) and k.value.id == p and k.arg:
+                found.append((callee, None, k.arg))
+    return found
 
 
 def _only_called_in(tree, p) -> bool:

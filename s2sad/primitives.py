@@ -18,7 +18,7 @@ import numpy as np
 from .resolve import MISSING, Namespace, dotted
 from .rules import lookup
 from .rules.registry import Rule
-from .star import at_call, method_of, static_of, typed_arguments, typed_path
+from .star import at_call, method_of, static_of, static_rule_of, typed_arguments, typed_path
 
 _BINOPS = {
     gast.Add: operator.add,
@@ -169,6 +169,9 @@ def _call(call, stmt, ns: Namespace) -> Op:
         args = [receiver, *args] if receiver is not None else args  # (none for a staticmethod)
         fn, keywords = at_call(fn, args, keywords, typed_arguments(fn, args, keywords, ns))
         return Op(CALL, stmt, fn=fn, args=args, keywords=keywords, what=f"{path}()")
+    rule = _typed_static_rule(call.func, ns, stmt)
+    if rule is not None:  # self.act(x) with act = staticmethod(np.tanh) on the class
+        return _with_rule(rule, stmt, args, keywords, f"{path}()")
     if isinstance(call.func, gast.Name) and call.func.id in getattr(ns, "typed", {}):
         path = ns.typed[call.func.id]  # (messages name model.layer, not ANF's temporary)
     called = _typed_callable(call.func, ns)
@@ -242,6 +245,22 @@ def _typed_method(func, ns, stmt):
         owner += "_"
     ns.scope[owner] = ns.lifted[owner] = cls  # (lifted: put into the generated module)
     return fn, checks, gast.Name(id=owner, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _typed_static_rule(func, ns, stmt):
+    """For ``p.act(...)`` where the class of ``p`` is known and has ``act = staticmethod(np.tanh)``: the
+    primitive (the class dicts checked on each call, and that ``p`` does not hide it); else None."""
+    if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name):
+        return None
+    path = typed_path(func.value.id, ns)
+    types = ns.fn.__s2sad_types__ if path is not None else None
+    cls = None if types is None else types.get(path)
+    found = None if cls is None else static_rule_of(cls, func.attr)
+    if found is None:
+        return None
+    types.method(path, func.attr, ns.loc.of(stmt) if getattr(ns, "loc", None) else "?")
+    ns.methods.extend(found[1])
+    return found[0]
 
 
 def _of_no_items(func, ns) -> bool:

@@ -85,16 +85,42 @@ def called_functions(tree, ns):
                 cls = None if path is None else ns.fn.__s2sad_types__.get(path)
                 found = None if cls is None else method_of(cls, n.func.attr)
                 obj, n.s2sad_receiver = (MISSING, False) if found is None else (found[0], True)
+            obj = _instance_call(n, obj, ns)
             if obj is not MISSING and isinstance(obj, types.FunctionType) and P.is_user_function(obj):
                 if not P.is_output(obj):  # (logging.info is an output call itself, not user code)
                     yield n, _specialized(obj, n, ns)
+
+
+def _instance_call(call, obj, ns):
+    """For ``t(x)`` or ``self.lin(x)`` of a callable instance (typed, a global or a bound object's): its
+    class's ``__call__``, the called expression its receiver; else ``obj``."""
+    from .star import method_of, typed_path
+
+    if obj is MISSING and isinstance(call.func, gast.Name):
+        path = typed_path(call.func.id, ns)
+        cls = None if path is None else ns.fn.__s2sad_types__.get(path)
+    elif obj is not MISSING and not isinstance(obj, (type, types.FunctionType, types.MethodType)):
+        cls = type(obj)
+    else:
+        return obj
+    found = None if cls is None else method_of(cls, "__call__")
+    if found is None:
+        return obj
+    call.s2sad_receiver = "call"
+    return found[0]
+
+
+def _receiver(call) -> list:
+    """The receiver a redirected call passes first: ``m`` of ``m.go(x)``, ``t`` of a callable ``t(x)``."""
+    kind = getattr(call, "s2sad_receiver", False)
+    return [call.func] if kind == "call" else [call.func.value] if kind else []
 
 
 def _specialized(fn, call, ns):
     """``fn`` as this call runs it: given the classes of the objects it is passed (whose methods it calls)."""
     from .star import at_call, typed_arguments
 
-    args = ([call.func.value] if call.s2sad_receiver else []) + list(call.args)
+    args = _receiver(call) + list(call.args)
     if any(isinstance(a, gast.Starred) for a in args) or any(k.arg is None for k in call.keywords):
         return fn
     keywords = {k.arg: k.value for k in call.keywords}
@@ -105,8 +131,7 @@ def _specialized(fn, call, ns):
 def redirect(call, fname: str):
     """Make ``call`` (found by :func:`called_functions`) call ``fname``; a method's receiver becomes the
     first argument (``m.go(x)`` -> ``quiet_go(m, x)``)."""
-    if getattr(call, "s2sad_receiver", False):
-        call.args = [call.func.value, *call.args]
+    call.args = [*_receiver(call), *call.args]
     call.func = name(fname)
 
 

@@ -164,7 +164,7 @@ def receivers(fn) -> tuple[str, ...]:
 
 def _receivers(fn) -> tuple[str, ...]:
     from .parse import parse_function
-    from .primitives import is_user_function
+    from .primitives import is_output, is_user_function
 
     tree = parse_function(fn).tree
     params = [a.id for a in list(getattr(tree.args, "posonlyargs", None) or []) + tree.args.args + tree.args.kwonlyargs]
@@ -208,8 +208,12 @@ def _receivers(fn) -> tuple[str, ...]:
         if not isinstance(call, gast.Call):
             continue
         path = dotted(call.func)
-        if path and path.split(".")[0] in constants:
-            continue  # self.predict(w), self.layer.forward(x) of a bound object: resolved where generated
+        if path and path.split(".")[0] in constants:  # self.predict(w), self.layer.forward(x), self(x)
+            first, *rest = path.split(".")
+            if _reaches_typed_code(bound[first], rest):  # self.forward(x) looping over self.layers
+                out.add(first)
+                strict.add(first)
+            continue  # else resolved where generated
         if isinstance(call.func, gast.Attribute) and root(call.func.value):
             if call.func.attr not in _BUILTIN_METHODS:  # not x.reshape(2, 2), lst.append(v)
                 out.add(root(call.func.value))  # model.loss(x), self.layer.forward(x), model.layers[0].f(x)
@@ -227,7 +231,13 @@ def _receivers(fn) -> tuple[str, ...]:
             continue
         callee, args = _callee(call.func, cells, fn.__globals__, params, stored), list(call.args)
         if isinstance(callee, types.MethodType):  # m.loss(x, model) of a global object
+            owner = path.split(".")[0] if path and isinstance(call.func, gast.Attribute) else None
+            if owner and (is_output(callee) or not _is_object(fn.__globals__, owner)):
+                owner = None  # (logger.debug(...) is output, never differentiated)
             callee, args = callee.__func__, [None, *args]
+            if owner and is_user_function(callee) and _first_param(callee) in receivers(callee):
+                out.add(owner)  # m.loss(x) of a global m whose loss loops over self.layers: typed as helper(x, m)
+                strict.add(owner)
         if callee is None or not is_user_function(callee) or any(isinstance(a, gast.Starred) for a in args):
             continue
         wanted = receivers(callee)
@@ -251,6 +261,35 @@ def _receivers(fn) -> tuple[str, ...]:
 
 
 _ARRAY_RECEIVERS: dict = {}
+
+
+def _first_param(fn):
+    names = fn.__code__.co_varnames[: fn.__code__.co_argcount]
+    return names[0] if names else None
+
+
+def _reaches_typed_code(obj, rest) -> bool:
+    """Whether calling ``obj.<rest>`` (``self.forward(x)``, ``self.head(x)``, ``self(x)`` in a bound
+    method, ``obj`` the bound object) runs user code that calls methods on its objects (``for l in
+    self.layers: x = l(x)``, ``self.fn(x)``): then the bound object is typed like a parameter."""
+    from .primitives import is_user_function
+
+    for attr in rest:
+        own = getattr(obj, "__dict__", None) or {}
+        obj = own[attr] if attr in own else inspect.getattr_static(obj, attr, None)
+        if isinstance(obj, (staticmethod, classmethod)):
+            obj = obj.__func__
+        if obj is None or isinstance(obj, property):
+            return False
+    if isinstance(obj, types.MethodType):
+        obj = obj.__func__
+    if not isinstance(obj, types.FunctionType):
+        call = inspect.getattr_static(type(obj), "__call__", None)  # a callable instance
+        obj = call if isinstance(call, types.FunctionType) else None
+    try:
+        return obj is not None and is_user_function(obj) and bool(receivers(obj))
+    except Exception:  # noqa: BLE001 -- no source: refused where it is generated
+        return False
 
 
 def array_receivers(fn) -> frozenset:
@@ -650,6 +689,25 @@ def static_of(cls, attr):
         if entry is not MISSING:
             if isinstance(entry, (staticmethod, classmethod)) and is_user_function(entry.__func__):
                 return entry.__func__, checks, isinstance(entry, classmethod)
+            return None
+    return None
+
+
+def static_rule_of(cls, attr):
+    """For ``obj.attr(...)`` whose class has ``attr = staticmethod(np.tanh)``, a primitive with a rule:
+    ``(primitive, checks)``; else None."""
+    from .resolve import MISSING
+    from .rules.registry import lookup
+
+    if cls.__getattribute__ not in (object.__getattribute__, tuple.__getattribute__):
+        return None
+    checks = []
+    for c in cls.__mro__:
+        entry = c.__dict__.get(attr, MISSING)
+        checks.append((c.__dict__, attr, entry))
+        if entry is not MISSING:
+            if isinstance(entry, staticmethod) and lookup(entry.__func__) is not None:
+                return entry.__func__, checks
             return None
     return None
 
