@@ -73,8 +73,14 @@ def infer_shapes(program, assume_scalar=()) -> Shapes:
     bound = {}
     for s in stmts:
         bound[s.targets[0].id] = bound.get(s.targets[0].id, 0) + 1
+    # a symbol is proved scalar only by a statement that always runs: one inside an if or a loop may not
+    # (``if isinstance(X, np.ndarray): return np.sum(X * w)`` / ``return np.tanh(w * X)``: w * X is a
+    # scalar only where the second return runs)
+    always = _always_run(tree.body)
+    last = {s.targets[0].id: s for s in stmts}  # the assignment that gives each name its final value
     for _ in range(8):
         before = (dict(shapes.of), set(shapes.scalar_symbols), dict(shapes.fits))
+        final: dict[str, frozenset | None] = {}
         for stmt in stmts:
             op = program.op(stmt)
             out = stmt.targets[0].id
@@ -84,12 +90,14 @@ def infer_shapes(program, assume_scalar=()) -> Shapes:
                 inner = shapes.get(op.args[0]) if op.args else None
                 if _keeps_dims(op) and bound[out] == 1 and out not in tree_params(tree) and inner is not None:
                     shapes.fits[out] = inner
-            if op.kind == RULE and op.rule.kind == SCALAR:
+            if op.kind == RULE and op.rule.kind == SCALAR and id(stmt) in always:
                 for a in op.args:
                     shapes.scalar_symbols |= shapes.get(a) or set()
             defs.setdefault(out, [])
             if value not in defs[out]:
                 defs[out].append(value)
+            if stmt is last[out]:
+                final[out] = value
             if len(defs[out]) == 1 and out not in shapes.of or shapes.of.get(out) == value:
                 shapes.of[out] = value
             elif out not in tree_params(tree):
@@ -98,20 +106,33 @@ def infer_shapes(program, assume_scalar=()) -> Shapes:
                 # s = s + t), else a symbol of its own: a loop may change it (a scalar becoming an array)
                 parts = {None if d is None else d - {out} - shapes.scalar_symbols for d in defs[out]}
                 shapes.of[out] = parts.pop() if len(parts) == 1 and None not in parts else frozenset([out])
-        # a variable known scalar makes everything assigned to it scalar
-        for out, values in defs.items():
-            if (
-                out in assume_scalar
-                or shapes.get(gast.Name(id=out, ctx=gast.Load(), annotation=None, type_comment=None)) == frozenset()
-            ):
-                for v in values:
-                    if v:
-                        shapes.scalar_symbols |= v
+        # a variable known scalar at the end makes the value of its last assignment scalar, when that
+        # assignment always runs (so it gave the final value; an earlier one or one in an if may not have)
+        for out, v in final.items():
+            if v and id(last[out]) in always and (out in assume_scalar or _scalar_name(shapes, out)):
+                shapes.scalar_symbols |= v
         if (shapes.of, shapes.scalar_symbols, shapes.fits) == before:
             break
     for n in assume_scalar:
         shapes.of[n] = frozenset()
     return shapes
+
+
+def _scalar_name(shapes, out) -> bool:
+    return shapes.get(gast.Name(id=out, ctx=gast.Load(), annotation=None, type_comment=None)) == frozenset()
+
+
+def _always_run(body) -> set:
+    """The ids of the statements of ``body`` that run whenever its branch does: its own, and those of the
+    loops in it, not those in an ``if`` (whose branches often handle different types: ``isinstance``).
+    A loop may run zero times, but a fact proved in it (``math.sin(y)``: y is a number) can only matter
+    to a call where it does not run if f is also called with arrays there, which its loop forbids."""
+    out = set()
+    for s in body:
+        out.add(id(s))
+        if isinstance(s, (gast.For, gast.While)):
+            out |= _always_run(s.body)
+    return out
 
 
 def _keeps_dims(op) -> bool:
