@@ -29,6 +29,8 @@ __all__ = [
     "unbroadcast",
     "unreduce",
     "norm_moves",
+    "over_hypot",
+    "hypot_moves",
     "over_std",
     "std_moves",
     "zeros_like",
@@ -430,6 +432,23 @@ def norm_moves(t, x, y, axis=None, keepdims=False):
         from .refusals import refusal
 
         raise refusal("np.linalg.norm has no second derivative where the norm is 0 (x / |x| has no limit there)")
+    return t
+
+
+def over_hypot(x, z):
+    """``x / z`` for a coordinate ``x`` of a length ``z = hypot(x, ...)`` (elementwise, broadcast): the slope of
+    the length along ``x``, 0 where ``z`` is 0 (the zero vector, where ``x`` is 0 too: np.linalg.norm's
+    convention, so ``hypot(x, 0)`` has gradient 0 at 0 and ``hypot(x - x, 0)`` an exact 0)."""
+    z = np.asarray(z)
+    return np.where(z == 0, 0.0, np.asarray(x) / np.where(z == 0, 1.0, z))[()]
+
+
+def hypot_moves(t, z):
+    """``t`` (a tangent or adjoint of ``over_hypot``'s ``x``), after checking that no length ``z`` is 0: there
+    ``x / |x|`` has no limit, so a second derivative of a length at the zero vector is refused, also where
+    ``t`` is 0 (``hypot(s * s, s * s) = sqrt(2) s**2`` has a zero tangent at ``s = 0`` but curvature; as np.std)."""
+    if np.any(np.asarray(z) == 0):
+        raise _refusal("a length (math.hypot, math.dist, np.hypot) has no second derivative at the zero vector")
     return t
 
 

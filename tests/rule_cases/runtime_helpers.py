@@ -10,8 +10,10 @@ from s2sad.runtime import (
     astype_of,
     broadcast_like,
     expect_scalar,
+    hypot_moves,
     listed,
     norm_moves,
+    over_hypot,
     over_std,
     own,
     scatter,
@@ -103,6 +105,16 @@ def unnorm_complex(g, x, axis):
 @case("s2sad.runtime.norm_moves", A(3, 4), A(3, 4))
 def norm_moves_(t, x):
     return norm_moves(t * t, x, np.linalg.norm(x, axis=1), 1) + norm_moves(t, x, np.linalg.norm(x))
+
+
+@case("s2sad.runtime.over_hypot", A(3), A(2, 1))
+def over_hypot_(x, y):
+    return over_hypot(x * y, np.hypot(x, y))  # broadcast: x (3,), the length (2, 3)
+
+
+@case("s2sad.runtime.hypot_moves", A(3), A(3))
+def hypot_moves_(t, a):
+    return hypot_moves(t * t, 1.5 + a * a) * t
 
 
 @case("s2sad.runtime.over_std", A(3), A(3))
