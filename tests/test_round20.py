@@ -1,6 +1,7 @@
 """Findings of the round-20 blind testers, each now exact or refused at the user's line."""
 
 import math
+import os
 import warnings
 
 import numpy as np
@@ -123,3 +124,55 @@ def np_hypot_broadcast(x, y):
 
 def test_np_hypot_broadcasting_is_exact_in_every_mode():
     assert_exact_or_refused(np_hypot_broadcast, [np.array([0.5, -1.0, 2.0]), np.array([[0.3], [-0.2]])])
+
+
+# ---- 3. a --standalone module copies runtime helpers: none may keep a relative import ----
+
+
+def _runtime_helpers():
+    from s2sad import runtime
+    from s2sad.standalone import is_runtime_helper
+
+    return sorted((n, v) for n, v in vars(runtime).items() if is_runtime_helper(v))
+
+
+def test_every_runtime_helper_copies_into_a_standalone_module_without_relative_imports():
+    from s2sad.standalone import provide
+
+    for name, helper in _runtime_helpers():
+        out = provide({name: helper}, [], True, "here:1:1")
+        text = "\n".join([*out.imports, *out.constants, *out.helpers])
+        assert "from ." not in text, name
+        assert "__file__" not in text, name  # (refusals.refusal locates through its package's path)
+        namespace = {}
+        exec(compile(text, f"<standalone {name}>", "exec"), namespace)  # every name it reads is defined
+        assert callable(namespace[name]), name
+
+
+def test_a_standalone_module_whose_field_check_refuses_runs(tmp_path):
+    import subprocess
+    import sys
+    import textwrap
+
+    (tmp_path / "model4.py").write_text(
+        textwrap.dedent(
+            """
+            import numpy as np
+            from typing import NamedTuple
+            class P(NamedTuple):
+                w: np.ndarray
+                b: float
+                @property
+                def w2(self):
+                    return self.w * 2.0
+            def loss(p, x):
+                return np.sum(np.tanh(p.w2 * x + p.b) ** 2)
+            """
+        )
+    )
+    run = [sys.executable, "-m", "s2sad", "model4.py:loss", "--wrt", "p", "--standalone", "-o", "d4.py"]
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(s2sad.__file__))}
+    subprocess.run(run, cwd=tmp_path, check=True, env=env)
+    use = "import numpy as np, d4, model4\nd4.dloss_dp(model4.P(np.array([0.5, -0.3]), 0.1), np.ones(2))\n"
+    done = subprocess.run([sys.executable, "-c", use], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert "ImportError" not in done.stderr and "is not a field of P" in done.stderr, done.stderr

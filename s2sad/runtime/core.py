@@ -15,6 +15,7 @@ import numpy as np
 from .trees import (
     _is_plain_object,
     _is_zero_number,
+    _refusal,
     _refuse_object,
     add_item,
     is_tree,
@@ -185,16 +186,6 @@ def _zeros_item(v):
     """The zero adjoint of an item of a container: a list of zeros for a nested list (an adjoint list
     pops its items' adjoints, which are lists again), zeros of its structure for a container."""
     return zeros_like(v)
-
-
-def _refusal(message):
-    """A ``DifferentiationError`` at the user's line (``runtime/refusals.py``); a ``ValueError`` in a
-    ``--standalone`` module run where s2sad is not installed."""
-    try:
-        from s2sad.runtime.refusals import refusal
-    except ImportError:
-        return ValueError(f"s2sad: {message}")
-    return refusal(message)
 
 
 def expect_scalar(value, function):
@@ -417,9 +408,7 @@ def std_moves(t, y, n):
     has no limit, so a second derivative through np.std's adjoint is refused (``hessian(np.std(x) ** 2)`` at a
     constant ``x`` included: its limit is not local)."""
     if np.all(np.asarray(n) > 1) and np.any(np.asarray(y) == 0):
-        from .refusals import refusal
-
-        raise refusal("np.std has no second derivative where the standard deviation is 0 (a constant slice)")
+        raise _refusal("np.std has no second derivative where the standard deviation is 0 (a constant slice)")
     return t
 
 
@@ -429,9 +418,7 @@ def norm_moves(t, x, y, axis=None, keepdims=False):
     it is refused (``hessian(lambda x: np.linalg.norm(x) ** 2)`` at 0 included: its limit is not local)."""
     yy = unreduce(y, x, axis, keepdims)
     if np.any((np.asarray(yy) == 0) & (np.asarray(t) != 0)):
-        from .refusals import refusal
-
-        raise refusal("np.linalg.norm has no second derivative where the norm is 0 (x / |x| has no limit there)")
+        raise _refusal("np.linalg.norm has no second derivative where the norm is 0 (x / |x| has no limit there)")
     return t
 
 
@@ -542,9 +529,7 @@ def rebinds_a_number(x, message):
     """True when ``x += v`` rebinds ``x`` (a Python number); for an array (whose memory the generated code
     cannot follow there), the refusal ``message`` at the user's line."""
     if updates_in_place(x):
-        from .refusals import refusal
-
-        raise refusal(message)
+        raise _refusal(message)
     return True
 
 
