@@ -176,3 +176,23 @@ def test_a_standalone_module_whose_field_check_refuses_runs(tmp_path):
     use = "import numpy as np, d4, model4\nd4.dloss_dp(model4.P(np.array([0.5, -0.3]), 0.1), np.ones(2))\n"
     done = subprocess.run([sys.executable, "-c", use], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert "ImportError" not in done.stderr and "is not a field of P" in done.stderr, done.stderr
+
+
+# ---- 4. math.log2, log10, fmod, remainder, ldexp; floor, ceil, trunc (a zero derivative) ----
+
+
+def more_math(x):
+    return (
+        math.log2(x) * math.log10(x)
+        + math.fmod(x * 3, 1.0)
+        + math.remainder(x * 5, 2.0) * x
+        + math.ldexp(x, 3)
+        + math.ceil(x) * x
+        + math.trunc(x * 4) * x
+        + math.floor(x)
+    )
+
+
+@pytest.mark.parametrize("x", [0.6123, 1.37])
+def test_more_math_functions_are_exact_in_every_mode(x):
+    assert_exact_or_refused(more_math, [x])

@@ -86,6 +86,60 @@ def log(y, x, base):
     dy = dx / (x * math.log(base)) - dbase * y / (base * math.log(base))
 
 
+@reverse_rule(math.log2, kind=SCALAR)
+def log2(y, x):
+    bx += by / (x * math.log(2.0))
+
+
+@forward_rule(math.log2, kind=SCALAR)
+def log2(y, x):
+    dy = dx / (x * math.log(2.0))
+
+
+@reverse_rule(math.log10, kind=SCALAR)
+def log10(y, x):
+    bx += by / (x * math.log(10.0))
+
+
+@forward_rule(math.log10, kind=SCALAR)
+def log10(y, x):
+    dy = dx / (x * math.log(10.0))
+
+
+# fmod(x, y) = x - n y and remainder(x, y) = x - n y, n = (x - z) / y an integer (trunc / round of x / y) locally constant
+@reverse_rule(math.fmod, kind=SCALAR)
+def fmod(z, x, y):
+    bx += bz
+    by -= bz * round((x - z) / y)
+
+
+@forward_rule(math.fmod, kind=SCALAR)
+def fmod(z, x, y):
+    dz = dx - dy * round((x - z) / y)
+
+
+@reverse_rule(math.remainder, kind=SCALAR)
+def remainder(z, x, y):
+    bx += bz
+    by -= bz * round((x - z) / y)
+
+
+@forward_rule(math.remainder, kind=SCALAR)
+def remainder(z, x, y):
+    dz = dx - dy * round((x - z) / y)
+
+
+# ldexp(x, i) = x 2**i, the integer i a constant
+@reverse_rule(math.ldexp, kind=SCALAR)
+def ldexp(z, x, i):
+    bx += math.ldexp(bz, i)
+
+
+@forward_rule(math.ldexp, kind=SCALAR)
+def ldexp(z, x, i):
+    dz = math.ldexp(dx, i)
+
+
 @reverse_rule(math.sqrt, kind=SCALAR)
 def sqrt(y, x):
     bx += np.divide(by, 2 * y)
