@@ -227,7 +227,7 @@ class Forward:
         if var not in self.live:
             code += self.set_tangent(var, _call("zeros_like", name(var)), owned=True)
         elif var not in self.owned:
-            code += self.set_tangent(var, _call("np.copy", name(self.tan(var))), owned=True)
+            code += self.set_tangent(var, _call("writable", name(self.tan(var))), owned=True)
         code.append(
             gast.Assign(
                 targets=[gast.Subscript(value=name(self.tan(var)), slice=index, ctx=gast.Store())],

@@ -196,3 +196,22 @@ def more_math(x):
 @pytest.mark.parametrize("x", [0.6123, 1.37])
 def test_more_math_functions_are_exact_in_every_mode(x):
     assert_exact_or_refused(more_math, [x])
+
+
+# ---- 2. a for loop writing the items of a dict argument: the tangent dict is copied as a dict ----
+
+
+def scale_dict(d, x):
+    for k in d:
+        d[k] = d[k] * x
+    return d["a"] + d["b"]
+
+
+def test_writing_the_items_of_a_dict_argument_in_a_loop_is_exact_in_every_mode():
+    d = {"a": 1.0, "b": 3.0}
+    assert s2sad.jvp(scale_dict, wrt=1)(d, 0.7, 1.0) == (2.8, 4.0)
+    assert s2sad.jvp(scale_dict, wrt=0)(d, 0.7, {"a": 1.0, "b": 0.0}) == (2.8, 0.7)
+    assert s2sad.jacobian(scale_dict, wrt=1, mode="forward")(d, 0.7) == 4.0
+    assert d == {"a": 1.0, "b": 3.0}
+    assert_exact_or_refused(scale_dict, [d, 0.7], wrt=(1,))
+    assert_exact_or_refused(lambda d, x: scale_dict({"a": d, "b": 3.0 * d}, x), [1.5, 0.7])

@@ -38,6 +38,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     untensordot_a,
     untensordot_b,
     untranspose,
+    writable,
 )
 from .registry import forward_rule, nondifferentiable, reverse_rule
 
@@ -244,6 +245,16 @@ def scatter(z, v, like, index):
 @reverse_rule(runtime.scatter, name="s2sad.runtime.scatter")
 def scatter(z, v, like, index):
     bv += unbroadcast(unbroadcast(bz, like)[index], v)
+
+
+@forward_rule(runtime.writable, name="s2sad.runtime.writable")
+def writable(z, t):
+    dz = writable(dt)
+
+
+@reverse_rule(runtime.writable, name="s2sad.runtime.writable")
+def writable(z, t):
+    bt += bz
 
 
 @forward_rule(runtime.own, name="s2sad.runtime.own")

@@ -64,6 +64,7 @@ __all__ = [
     "unsum_items",
     "add_seq",
     "own",
+    "writable",
 ]
 
 
@@ -591,6 +592,15 @@ def last_writes(a, index):
     _, last = np.unique(flat[::-1], return_index=True)
     mask[flat.size - 1 - last] = 1.0
     return mask.reshape(np.shape(ids))
+
+
+def writable(t):
+    """A copy of a tangent that the code then writes items into (``dd[k] = ...`` for ``d[k] = ...``): a dict's
+    tangent is a dict of its items' tangents (copied, its items shared: they are replaced, not written into),
+    anything else an array (``np.copy``)."""
+    if isinstance(t, dict):
+        return copy.copy(t)
+    return np.copy(t)
 
 
 def own(g):

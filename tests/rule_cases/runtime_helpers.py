@@ -37,6 +37,7 @@ from s2sad.runtime import (
     untensordot_a,
     untensordot_b,
     untranspose,
+    writable,
     zeros_like,
 )
 
@@ -190,6 +191,11 @@ def add_at_repeated(g, v):
 @case("s2sad.runtime.scatter", A(3, 3))
 def scatter_rows(v):
     return scatter(v, SHAPE_34, (slice(None), np.array([1, 1, 3])))
+
+
+@case("s2sad.runtime.writable", A(3))
+def writable_(t):
+    return writable(t * t) * t
 
 
 @case("s2sad.runtime.own", A(3))
