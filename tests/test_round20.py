@@ -215,3 +215,41 @@ def test_writing_the_items_of_a_dict_argument_in_a_loop_is_exact_in_every_mode()
     assert d == {"a": 1.0, "b": 3.0}
     assert_exact_or_refused(scale_dict, [d, 0.7], wrt=(1,))
     assert_exact_or_refused(lambda d, x: scale_dict({"a": d, "b": 3.0 * d}, x), [1.5, 0.7])
+
+
+# ---- 5. sum(d.values()) (and min, max, list, tuple, math.fsum, math.prod of it) of a local dict ----
+
+
+def sum_of_values(x):
+    d = {"a": x, "b": x * x}
+    return sum(d.values())
+
+
+def consumers_of_values(x):
+    d = {"a": x, "b": x * x}
+    d["a"] = d["a"] * 3.0
+    s = math.fsum(d.values()) * sum(d.values(), start=1.0) + math.prod(d.values())
+    return s + max(d.values()) + min(list(d.values())) * tuple(d.values())[1]
+
+
+def values_of_a_dict_argument(d, x):
+    return sum(d.values()) * x + d["a"]  # (read with a string key: a dict, as s2sad knows parameters)
+
+
+def values_of_an_unknown_argument(d, x):
+    return sum(d.values()) * x  # d may be any object with a values() method
+
+
+@pytest.mark.parametrize("f", [sum_of_values, consumers_of_values])
+def test_sum_of_the_values_of_a_local_dict_is_exact_in_every_mode(f):
+    assert_exact_or_refused(f, [0.6123])
+
+
+def test_sum_of_the_values_of_a_dict_argument_is_exact():
+    d = {"a": 0.5, "b": 2.0}
+    assert s2sad.grad(values_of_a_dict_argument, wrt=0)(d, 3.0) == {"a": 4.0, "b": 3.0}
+    assert s2sad.grad(values_of_a_dict_argument, wrt=1)(d, 3.0) == 2.5
+    assert s2sad.jvp(values_of_a_dict_argument, wrt=0)(d, 3.0, {"a": 1.0, "b": 0.0}) == (8.0, 4.0)
+    assert d == {"a": 0.5, "b": 2.0}
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round20.py:\d+:\d+: .*method .values\(\)"):
+        s2sad.grad(values_of_an_unknown_argument, wrt=0)(d, 3.0)
