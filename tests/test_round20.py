@@ -253,3 +253,58 @@ def test_sum_of_the_values_of_a_dict_argument_is_exact():
     assert d == {"a": 0.5, "b": 2.0}
     with pytest.raises(s2sad.DifferentiationError, match=r"test_round20.py:\d+:\d+: .*method .values\(\)"):
         s2sad.grad(values_of_an_unknown_argument, wrt=0)(d, 3.0)
+
+
+# ---- 6. a copy of a list (list(v), tuple(v), v[:]) is a new list: writing its items leaves v alone ----
+
+
+def list_copy_then_add(x):
+    v = [x, 2 * x]
+    u = list(v)
+    u[0] += 10.0
+    return v[0] * u[0]
+
+
+def slice_copy_then_scale(x):
+    v = [x, 2 * x]
+    u = v[:]
+    u[0] *= 3.0
+    u[1] = u[1] - v[0]
+    return v[0] + u[0] * u[1]
+
+
+def tuple_copy_then_list(x):
+    v = [x, x * x]
+    u = list(tuple(v))
+    u[1] = u[0] * 5.0
+    return v[1] * u[1]
+
+
+def copy_of_arrays_written_by_item(a):
+    v = [a, 2 * a]
+    u = v[:]
+    u[0] = u[0] * 3.0  # replaces the item: v[0] stays
+    return np.sum(v[0] + u[0] * v[1])
+
+
+@pytest.mark.parametrize("f", [list_copy_then_add, slice_copy_then_scale, tuple_copy_then_list])
+def test_writing_an_item_of_a_copied_list_of_numbers_is_exact_in_every_mode(f):
+    assert_exact_or_refused(f, [0.6123])
+
+
+def test_writing_an_item_of_a_copied_list_of_arrays_is_exact_in_every_mode():
+    assert_exact_or_refused(copy_of_arrays_written_by_item, [np.array([0.5, -1.0])])
+
+
+def list_copy_array_item_in_place(a):
+    v = [a, 2 * a]
+    u = list(v)
+    u[0] += 10.0  # in place on the array v[0] also holds
+    return np.sum(v[0] * u[1])
+
+
+def test_an_augmented_write_into_a_shared_array_item_of_a_copied_list_stays_refused():
+    with pytest.raises(
+        s2sad.DifferentiationError, match=r"test_round20.py:\d+:\d+: `u\[0\] op= v` writes into an array"
+    ):
+        s2sad.grad(list_copy_array_item_in_place)(np.array([0.5, 1.0]))
