@@ -308,3 +308,25 @@ def test_an_augmented_write_into_a_shared_array_item_of_a_copied_list_stays_refu
         s2sad.DifferentiationError, match=r"test_round20.py:\d+:\d+: `u\[0\] op= v` writes into an array"
     ):
         s2sad.grad(list_copy_array_item_in_place)(np.array([0.5, 1.0]))
+
+
+# ---- 7. lst.append(x * 2) on a list argument not differentiated: jvp starts its tangent at zeros ----
+
+
+def append_to_argument(lst, x):
+    lst.append(x * 2)
+    return np.sum(lst[-1] * lst[0])
+
+
+def append_numbers_to_argument(lst, x):
+    lst.append(x * x)
+    lst.append(lst[0] * x)
+    return lst[-1] + lst[-2] * lst[1]
+
+
+def test_appending_to_a_list_argument_is_exact_in_every_mode():
+    a, x = [np.array([1.0, 2.0])], np.array([0.3, -0.5])
+    assert s2sad.jvp(append_to_argument, wrt=1)(a, x, np.ones(2))[1] == 6.0
+    assert len(a) == 1
+    assert_exact_or_refused(append_to_argument, [a, x], wrt=(1,))
+    assert_exact_or_refused(append_numbers_to_argument, [[1.5, -0.5], 0.7], wrt=(1,))
