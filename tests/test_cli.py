@@ -100,7 +100,8 @@ def test_output_file_runs_and_regenerates_itself(project):
     result = run(["model.py:loss", "--wrt", "W", "-o", "dloss.py"], project, check_rc=0)
     assert result.stdout == result.stderr == ""
     text = (project / "dloss.py").read_text()
-    assert "import model\nfrom model import layer\n" in text  # names of the user's module are imported from it
+    assert "import model\nimport model as _model\nfrom model import layer\n" in text  # names of the user's module
+    assert "_BOUND = [(_model, 'layer', layer)]" in text  # checked by _unchanged(): a rebinding refuses to run
     assert "model.SCALE" in text and "from model import SCALE" not in text  # a global value: read when it runs
     assert "def vjp_layer_W(W, x, *, bout):" in text
     command = text.splitlines()[1].removeprefix("# Regenerate with: s2sad ").split()
