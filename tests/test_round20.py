@@ -330,3 +330,14 @@ def test_appending_to_a_list_argument_is_exact_in_every_mode():
     assert len(a) == 1
     assert_exact_or_refused(append_to_argument, [a, x], wrt=(1,))
     assert_exact_or_refused(append_numbers_to_argument, [[1.5, -0.5], 0.7], wrt=(1,))
+
+
+def norm_of_squares(x):
+    return np.linalg.norm(np.array([x * x, x * x]))  # sqrt(2) x**2: zero tangent at 0 but curvature 2 sqrt(2)
+
+
+def test_the_second_derivative_of_a_norm_at_zero_is_refused_also_where_the_tangent_is_zero():
+    # it gave 0 (the tangent of x * x is 0 at 0, so norm_moves let it through)
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round20.py:\d+:\d+: np.linalg.norm has no second"):
+        s2sad.hessian(norm_of_squares)(0.0)
+    assert s2sad.grad(norm_of_squares)(0.0) == 0.0

@@ -418,7 +418,7 @@ def norm_moves(t, x, y, axis=None, keepdims=False):
     ``y`` is 0: there ``x / |x|`` (the gradient of the norm) has no derivative, so a second derivative through
     it is refused (``hessian(lambda x: np.linalg.norm(x) ** 2)`` at 0 included: its limit is not local)."""
     yy = unreduce(y, x, axis, keepdims)
-    if np.any((np.asarray(yy) == 0) & (np.asarray(t) != 0)):
+    if np.any(np.asarray(yy) == 0):  # (also where t is 0: norm([s*s, s*s]) = sqrt(2) s**2 curves at 0)
         raise _refusal("np.linalg.norm has no second derivative where the norm is 0 (x / |x| has no limit there)")
     return t
 
