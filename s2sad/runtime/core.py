@@ -414,7 +414,7 @@ def std_moves(t, y, n):
 
 
 def norm_moves(t, x, y, axis=None, keepdims=False):
-    """``t`` (a tangent or adjoint of ``unnorm``'s ``x`` argument), after checking that it is 0 wherever the norm
+    """``t`` (a tangent or adjoint of ``unnorm``'s ``x`` argument), after checking that no norm
     ``y`` is 0: there ``x / |x|`` (the gradient of the norm) has no derivative, so a second derivative through
     it is refused (``hessian(lambda x: np.linalg.norm(x) ** 2)`` at 0 included: its limit is not local)."""
     yy = unreduce(y, x, axis, keepdims)
