@@ -228,6 +228,12 @@ class Aliases:
                 self.rel[t] = Relation("copy", value.id, stamp=self._stamp([value.id]))
             else:
                 self.root[t] = self._new(GLOBAL)
+        elif self._list_copy(value, is_local, resolve):
+            # ``list(v)``, ``tuple(v)``, ``v[:]`` of a local list: a new list holding the same objects
+            token = self._new(CONTAINER)
+            held = value.value if isinstance(value, gast.Subscript) else value.args[0]
+            self.contains[token] = set(self.contains.get(self.memory(held.id), set()))
+            self.root[t] = token
         elif isinstance(value, gast.Subscript) and self.kind_of(_base(value)) == CONTAINER:
             self.root[t] = self._element(self.memory(_base(value)))  # one of the elements, itself
         elif (
@@ -314,6 +320,22 @@ class Aliases:
             self.root[t] = self._new(NUMERIC)
         else:
             self.root[t] = self._new(FRESH)
+
+    def _list_copy(self, value, is_local, resolve) -> bool:
+        """``list(v)``, ``tuple(v)`` or ``v[a:b]`` of a local list or tuple ``v`` s2sad knows (a CONTAINER)."""
+        if isinstance(value, gast.Subscript):
+            held, whole = value.value, isinstance(value.slice, gast.Slice)
+        elif isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords:
+            held, whole = value.args[0], resolve(value.func) in (list, tuple)
+        else:
+            return False
+        return (
+            whole
+            and isinstance(held, gast.Name)
+            and is_local(held.id)
+            and held.id in self.root
+            and self.kind_of(held.id) == CONTAINER
+        )
 
     def _index_array(self, n, base_kind) -> bool:
         """Whether indexing a value of kind ``base_kind`` with the node ``n`` (in the index) copies: a

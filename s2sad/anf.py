@@ -20,6 +20,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import itertools
+import math
 import re
 import types
 from dataclasses import dataclass
@@ -37,6 +38,17 @@ from .param_writes import call_writes
 from .primitives import is_user_function
 from .resolve import MISSING, Namespace, dotted
 from .star import SAFE_KEY
+
+_VALUE_CONSUMERS = (
+    builtins.sum,
+    builtins.min,
+    builtins.max,
+    builtins.list,
+    builtins.tuple,
+    builtins.sorted,
+    math.fsum,
+    math.prod,
+)
 
 # Array methods that are NumPy functions of the receiver: method -> (function, packs *args into a tuple)
 _METHODS = {
@@ -554,6 +566,56 @@ class _ANF:
             return True
         return node.id in self.env and self.env[node.id] in self.dicts
 
+    def mapping_values(self, node) -> bool:
+        """``d.values()`` of a name holding a dict."""
+        return (
+            isinstance(node, gast.Call)
+            and isinstance(node.func, gast.Attribute)
+            and node.func.attr == "values"
+            and not node.args
+            and not node.keywords
+            and self.is_mapping(node.func.value)
+        )
+
+    def values_list(self, d, node):
+        """The values of the dict ``d`` as a new list, built by a loop over its keys (``for k in d:
+        values.append(d[k])``, which every mode differentiates), for ``sum(d.values())`` and the like."""
+        taken = self.ns.locals | set(self.env)
+        values, key = (
+            next(f"{d.id}_{w}{i or ''}" for i in itertools.count() if f"{d.id}_{w}{i or ''}" not in taken)
+            for w in ("values", "key")
+        )
+        self.ns.locals |= {values, key}
+        item = gast.Subscript(value=name(d.id), slice=name(key), ctx=gast.Load())
+        append = gast.Call(
+            func=gast.Attribute(value=name(values), attr="append", ctx=gast.Load()), args=[item], keywords=[]
+        )
+        loop = gast.For(
+            target=name(key, gast.Store()),
+            iter=name(d.id),
+            body=[gast.Expr(value=append)],
+            orelse=[],
+            type_comment=None,
+        )
+        built = [
+            gast.Assign(
+                targets=[name(values, gast.Store())], value=gast.List(elts=[], ctx=gast.Load()), type_comment=None
+            ),
+            loop,
+        ]
+        current = self.current
+        for stmt in built:
+            for n in walk(stmt):
+                if hasattr(n, "lineno") or isinstance(n, (gast.stmt, gast.expr)):
+                    gast.copy_location(n, node)
+                    n.end_lineno, n.end_col_offset = (
+                        getattr(node, "end_lineno", None),
+                        getattr(node, "end_col_offset", None),
+                    )
+        self.stmts(built)
+        self.current = current
+        return name(values)
+
     def copy_dict(self, atom, node):
         self.ns.scope.setdefault("copy_dict", runtime.copy_dict)
         return gast.Call(func=name("copy_dict"), args=[atom], keywords=[])
@@ -639,6 +701,8 @@ class _ANF:
             keys = self.atom_of(gast.Call(func=name("keys_of"), args=[self.atom(node.args[0])], keywords=[]), node)
             kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
             return gast.Call(func=self.rename_loads(func), args=[keys], keywords=kws)
+        if obj in _VALUE_CONSUMERS and node.args and self.mapping_values(node.args[0]):
+            node.args[0] = self.values_list(node.args[0].func.value, node)  # sum(d.values()) of a dict
         args = [self.atom(a) for a in node.args]
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
         self.check_callee_writes(obj, node, args, kws)

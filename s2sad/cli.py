@@ -259,7 +259,15 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
         sys.path[:] = saved_path
     body = standalone.qualify(body, provided.qualified)  # (SCALE -> m5.SCALE: read when the code runs)
     header = _header(path, functions, wrt, mode, copy, cmd)
+    bound = {} if copy else _bound_at_import(needed, homes, provided)
+    if bound:
+        body = _checked_entries(body, [d.__name__ for d in derivatives])
+        provided.imports = standalone._merge(
+            provided.imports + [f"import {m} as {_alias(m)}" for m in sorted(set(bound.values()))], set(bound.values())
+        )
     parts = [header + "\n\n" + "\n".join(provided.imports)]
+    if bound:
+        parts.append(_bound_check(bound, cmd))
     if provided.constants:
         parts.append("\n".join(provided.constants))
     parts.append(body)
@@ -275,6 +283,56 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
 
 
 _NONE = object()
+
+
+def _bound_at_import(needed: dict, homes: list, provided) -> dict:
+    """The names the module imports from the user's modules (``from model import helper``, also
+    ``from numpy import tanh as ACT`` for ``model.ACT``), by the module they belong to: bound when the module
+    is imported, so a later ``model.helper = other`` would leave its derivatives stale."""
+    out = {}
+    for name, obj in sorted(needed.items()):
+        if name in provided.qualified or isinstance(obj, types.ModuleType):
+            continue
+        home = next((m for m in homes if getattr(m, name, _NONE) is obj), None)
+        if home is not None and home.__name__.partition(".")[0] != "s2sad":
+            out[name] = home.__name__
+    return out
+
+
+def _alias(module: str) -> str:
+    """The name the module binds the user's module to for the check (``from polar import polar`` keeps ``polar``)."""
+    return "_" + module.replace(".", "_")
+
+
+def _bound_check(bound: dict, cmd: str) -> str:
+    """``_unchanged()``: an identity check of the names in ``bound``, called first by each derivative."""
+    pairs = ", ".join(f"({_alias(m)}, {n!r}, {n})" for n, m in bound.items())
+    return (
+        f"_BOUND = [{pairs}]  # (module, name, what it held when this file was written)\n\n\n"
+        "def _unchanged():\n"
+        '    """Refuse to run once a name taken from your module at import was rebound (its derivative is stale)."""\n'
+        "    for module, name, value in _BOUND:\n"
+        "        if getattr(module, name, None) is not value:\n"
+        "            raise RuntimeError(\n"
+        '                f"{module.__name__}.{name} was rebound after this module was written; its derivative is "\n'
+        f'                "stale: regenerate it with: " + {cmd!r}\n'
+        "            )"
+    )
+
+
+def _checked_entries(body: str, entries: list[str]) -> str:
+    """``body`` with ``_unchanged()`` as the first statement of each function in ``entries``."""
+    lines = body.splitlines()
+    spots = []
+    for fn in ast.parse(body).body:
+        if isinstance(fn, ast.FunctionDef) and fn.name in entries:
+            at = fn.body[0].lineno - 1
+            while lines[at - 1].strip().startswith("#"):  # (before the comment naming the user's line)
+                at -= 1
+            spots.append(at)
+    for at in sorted(spots, reverse=True):
+        lines.insert(at, "    _unchanged()")
+    return "\n".join(lines)
 
 
 def _generated_name(derivative, name: str):

@@ -206,14 +206,16 @@ class Forward:
                 "differentiate; build a new value instead (list.append is supported)",
             )
         item = call.args[0]
+        start = []
         if receiver not in self.live:
             if self.tangent(item) is None:
                 return [stmt]
-            raise self.error(stmt, f"appending a differentiated value to '{receiver}', which is not a list s2sad built")
+            # a list with no tangent yet (an argument not differentiated): its items' zeros, before the append
+            start = self.set_tangent(receiver, _call("zeros_like", name(receiver)), owned=True)
         t = self.tangent(item)
         if t is None:
             t = self.zero_of(item.id) if isinstance(item, gast.Name) else const(0.0)
-        return [stmt, gast.Expr(value=_method(self.tan(receiver), "append", t))]
+        return [*start, stmt, gast.Expr(value=_method(self.tan(receiver), "append", t))]
 
     def setitem(self, stmt, op) -> list:
         array, index, value = op.args
@@ -227,7 +229,7 @@ class Forward:
         if var not in self.live:
             code += self.set_tangent(var, _call("zeros_like", name(var)), owned=True)
         elif var not in self.owned:
-            code += self.set_tangent(var, _call("np.copy", name(self.tan(var))), owned=True)
+            code += self.set_tangent(var, _call("writable", name(self.tan(var))), owned=True)
         code.append(
             gast.Assign(
                 targets=[gast.Subscript(value=name(self.tan(var)), slice=index, ctx=gast.Store())],

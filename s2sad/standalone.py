@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib
 import inspect
 import os
 import symtable
@@ -158,9 +159,12 @@ class _Provider:
             self.fail(f"--standalone cannot copy '{name}': it is a closure; define it at module level")
         lines, _ = inspect.getsourcelines(fn)
         start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))
-        into.append(textwrap.dedent("".join(lines[start:])).rstrip("\n"))
+        source, imported = _without_relative_imports(textwrap.dedent("".join(lines[start:])).rstrip("\n"), fn)
+        into.append(source)
         home = sys.modules.get(fn.__module__)
-        for global_name in sorted(free_names(into[-1]) - {name}):
+        for global_name, obj in imported.items():  # a runtime helper's ``from .refusals import refusal``
+            self.provide(global_name, obj, home)
+        for global_name in sorted(free_names(source) - {name} - imported.keys()):
             if global_name not in fn.__globals__ and hasattr(builtins, global_name):
                 continue
             if global_name not in fn.__globals__:
@@ -188,6 +192,30 @@ class _Provider:
                 self.provide(global_name, fn.__globals__[global_name], home)
             elif not hasattr(builtins, global_name):
                 self.fail(f"cannot write '{name}': it reads '{global_name}', which is not defined")
+
+
+def _without_relative_imports(source: str, fn) -> tuple[str, dict]:
+    """``source`` without its ``from .module import name`` lines (a runtime helper importing another inside
+    its body, to break an import cycle), and the objects they bind: a copy has no package to import from,
+    so those become module-level names of the written module."""
+    tree = ast.parse(source)
+    relative = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
+    if not relative:
+        return source, {}
+    package = fn.__module__.rsplit(".", 1)[0]
+    imported = {}
+    for node in relative:
+        module = importlib.import_module(
+            "." * (node.level - 1) + "." + node.module if node.module else package, package
+        )
+        for alias in node.names:
+            imported[alias.asname or alias.name] = getattr(module, alias.name)
+    lines = source.splitlines()
+    for node in sorted(relative, key=lambda n: -n.lineno):
+        del lines[node.lineno - 1 : node.end_lineno]
+        if node.lineno - 1 < len(lines) and not lines[node.lineno - 1].strip():  # (the blank line after it)
+            del lines[node.lineno - 1]
+    return "\n".join(lines), imported
 
 
 def free_names(source: str) -> set[str]:

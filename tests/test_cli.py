@@ -100,7 +100,8 @@ def test_output_file_runs_and_regenerates_itself(project):
     result = run(["model.py:loss", "--wrt", "W", "-o", "dloss.py"], project, check_rc=0)
     assert result.stdout == result.stderr == ""
     text = (project / "dloss.py").read_text()
-    assert "import model\nfrom model import layer\n" in text  # names of the user's module are imported from it
+    assert "import model\nimport model as _model\nfrom model import layer\n" in text  # names of the user's module
+    assert "_BOUND = [(_model, 'layer', layer)]" in text  # checked by _unchanged(): a rebinding refuses to run
     assert "model.SCALE" in text and "from model import SCALE" not in text  # a global value: read when it runs
     assert "def vjp_layer_W(W, x, *, bout):" in text
     command = text.splitlines()[1].removeprefix("# Regenerate with: s2sad ").split()
@@ -112,6 +113,18 @@ def test_output_file_runs_and_regenerates_itself(project):
     )
     assert out.returncode == 0, out.stderr
     np.testing.assert_allclose(eval(out.stdout), expected_grads()[1])
+
+
+def test_output_file_refuses_to_run_after_a_function_it_imported_is_rebound(project):
+    run(["model.py:loss", "--wrt", "W", "-o", "dloss.py"], project, check_rc=0)
+    script = "import dloss, model, numpy as np; W = np.ones((2, 3)); x = np.ones(3)\n"
+    script += "dloss.dloss_dW(W, x)\nmodel.layer = lambda W, x: W @ x\ndloss.dloss_dW(W, x)"
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=project, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True
+    )
+    assert out.returncode == 1
+    assert b"model.layer was rebound after this module was written" in out.stderr
+    assert b"regenerate it with: s2sad model.py:loss --wrt W -o dloss.py" in out.stderr
 
 
 def test_several_functions_share_one_module(project):

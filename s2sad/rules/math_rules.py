@@ -1,6 +1,6 @@
 """The ``math`` module: scalar functions of Python floats.  Derivatives use ``math`` too, so
 scalar code stays plain float arithmetic, except where a derivative is infinite or undefined at a point
-where ``f`` is not (``sqrt``, ``asin``, ``acos`` at the ends of their domains, ``atan2``/``hypot`` at
+where ``f`` is not (``sqrt``, ``asin``, ``acos`` at the ends of their domains, ``atan2`` at
 (0, 0), ``pow``): there ``np.divide`` and ``pow_deriv`` give NumPy's inf or nan instead of Python's
 ZeroDivisionError or math domain error."""
 
@@ -9,7 +9,17 @@ import math
 import numpy as np
 
 from .. import runtime
-from ..runtime import abs_sign, axes_back, axes_last, hypot_of, others_product, pow_deriv, unarray, unsum_items  # noqa: F401  (names used in templates)
+from ..runtime import (  # noqa: F401  (names used in templates)
+    abs_sign,
+    axes_back,
+    axes_last,
+    hypot_of,
+    others_product,
+    over_hypot,
+    pow_deriv,
+    unarray,
+    unsum_items,
+)
 from .registry import SCALAR, forward_rule, reverse_rule
 
 # fmt: off
@@ -74,6 +84,60 @@ def log(y, x):
 @forward_rule(math.log, kind=SCALAR)
 def log(y, x, base):
     dy = dx / (x * math.log(base)) - dbase * y / (base * math.log(base))
+
+
+@reverse_rule(math.log2, kind=SCALAR)
+def log2(y, x):
+    bx += by / (x * math.log(2.0))
+
+
+@forward_rule(math.log2, kind=SCALAR)
+def log2(y, x):
+    dy = dx / (x * math.log(2.0))
+
+
+@reverse_rule(math.log10, kind=SCALAR)
+def log10(y, x):
+    bx += by / (x * math.log(10.0))
+
+
+@forward_rule(math.log10, kind=SCALAR)
+def log10(y, x):
+    dy = dx / (x * math.log(10.0))
+
+
+# fmod(x, y) = x - n y and remainder(x, y) = x - n y, n = (x - z) / y an integer (trunc / round of x / y) locally constant
+@reverse_rule(math.fmod, kind=SCALAR)
+def fmod(z, x, y):
+    bx += bz
+    by -= bz * round((x - z) / y)
+
+
+@forward_rule(math.fmod, kind=SCALAR)
+def fmod(z, x, y):
+    dz = dx - dy * round((x - z) / y)
+
+
+@reverse_rule(math.remainder, kind=SCALAR)
+def remainder(z, x, y):
+    bx += bz
+    by -= bz * round((x - z) / y)
+
+
+@forward_rule(math.remainder, kind=SCALAR)
+def remainder(z, x, y):
+    dz = dx - dy * round((x - z) / y)
+
+
+# ldexp(x, i) = x 2**i, the integer i a constant
+@reverse_rule(math.ldexp, kind=SCALAR)
+def ldexp(z, x, i):
+    bx += math.ldexp(bz, i)
+
+
+@forward_rule(math.ldexp, kind=SCALAR)
+def ldexp(z, x, i):
+    dz = math.ldexp(dx, i)
 
 
 @reverse_rule(math.sqrt, kind=SCALAR)
@@ -189,15 +253,16 @@ def copysign(z, x, y):
     dz = dx * math.copysign(1.0, x) * math.copysign(1.0, y)
 
 
+# hypot(x, y) = |(x, y)|: d/dx = x / z, 0 at the zero vector (np.linalg.norm's convention, over_hypot)
 @reverse_rule(math.hypot, kind=SCALAR)
 def hypot(z, x, y):
-    bx += bz * np.divide(x, z)
-    by += bz * np.divide(y, z)
+    bx += bz * over_hypot(x, z)
+    by += bz * over_hypot(y, z)
 
 
 @forward_rule(math.hypot, kind=SCALAR)
 def hypot(z, x, y):
-    dz = np.divide(dx * x + dy * y, z)
+    dz = dx * over_hypot(x, z) + dy * over_hypot(y, z)
 
 
 @reverse_rule(math.log1p, kind=SCALAR)
@@ -255,12 +320,12 @@ if hasattr(math, "cbrt"):  # Python >= 3.11
 # math.hypot(a, b, c, ...) of other than two coordinates is run as hypot_of([a, b, c, ...]) (desugar)
 @reverse_rule(runtime.hypot_of, name="s2sad.runtime.hypot_of")
 def hypot_of_(z, items):
-    bitems += unarray(bz * np.divide(np.asarray(items), z), items)
+    bitems += unarray(bz * over_hypot(np.asarray(items), z), items)
 
 
 @forward_rule(runtime.hypot_of, name="s2sad.runtime.hypot_of")
 def hypot_of_(z, items):
-    dz = np.sum(np.divide(np.asarray(items), z) * np.asarray(ditems))
+    dz = np.sum(over_hypot(np.asarray(items), z) * np.asarray(ditems))
 
 
 # ---- functions of sequences (the items of a list, tuple or 1-D array; of arrays, elementwise) ----
@@ -290,15 +355,15 @@ def prod(y, iterable, *, start=1):
     dy = start * np.sum(axes_back(others_product(axes_last(a, 0)), a, 0) * np.asarray(diterable), axis=0) + dstart * math.prod(iterable)
 
 
-# dist(p, q) = |p - q|: its gradient is (p - q) / dist, nan where p == q (as hypot's at (0, 0))
+# dist(p, q) = |p - q|: its gradient is (p - q) / dist, 0 where p == q (as hypot's at (0, 0))
 @reverse_rule(math.dist)
 def dist(z, p, q):
-    u = np.divide(np.asarray(p) - np.asarray(q), z)
+    u = over_hypot(np.asarray(p) - np.asarray(q), z)
     bp += unarray(bz * u, p)
     bq += unarray(-bz * u, q)
 
 
 @forward_rule(math.dist)
 def dist(z, p, q):
-    u = np.divide(np.asarray(p) - np.asarray(q), z)
+    u = over_hypot(np.asarray(p) - np.asarray(q), z)
     dz = np.sum(u * np.asarray(dp)) - np.sum(u * np.asarray(dq))

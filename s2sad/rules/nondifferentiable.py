@@ -8,6 +8,7 @@ random draws (a sample is treated as a constant; draws whose parameters are diff
 """
 
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -26,6 +27,7 @@ nondifferentiable(stop_gradient, name="s2sad.stop_gradient")
 # ---- rounding and signs: piecewise constant -----------------------------------------------
 nondifferentiable(np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix, np.sign, np.signbit)
 nondifferentiable(operator.floordiv, np.floor_divide, builtins.round)
+nondifferentiable(math.floor, math.ceil, math.trunc)  # (integers: a zero derivative, like np.floor)
 
 # ---- comparisons, logic and tests ----------------------------------------------------------
 nondifferentiable(np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal)

@@ -6,7 +6,7 @@ import builtins
 import numpy as np
 
 from .. import runtime
-from ..runtime import abs_sign, match_complex, modulus_nonzero, sinc_deriv  # noqa: F401  (names used in templates)
+from ..runtime import abs_sign, match_complex, modulus_nonzero, over_hypot, sinc_deriv  # noqa: F401  (names used in templates)
 from .registry import ELEMENTWISE, forward_rule, reverse_rule
 
 # fmt: off
@@ -390,13 +390,13 @@ def arctan2(z, y, x):
 
 @reverse_rule(np.hypot, kind=ELEMENTWISE)
 def hypot(z, x, y):
-    bx += bz * x / z
-    by += bz * y / z
+    bx += bz * over_hypot(x, z)
+    by += bz * over_hypot(y, z)
 
 
 @forward_rule(np.hypot, kind=ELEMENTWISE)
 def hypot(z, x, y):
-    dz = (dx * x + dy * y) / z
+    dz = dx * over_hypot(x, z) + dy * over_hypot(y, z)
 
 
 @reverse_rule(np.logaddexp, kind=ELEMENTWISE)

@@ -8,9 +8,11 @@ from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
     add_seq,
     broadcast_like,
+    hypot_moves,
     item_of,
     listed,
     norm_moves,
+    over_hypot,
     over_std,
     own,
     scatter,
@@ -36,6 +38,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     untensordot_a,
     untensordot_b,
     untranspose,
+    writable,
 )
 from .registry import forward_rule, nondifferentiable, reverse_rule
 
@@ -125,6 +128,28 @@ def unnorm(z, g, x, y, axis=None, keepdims=False):
     bg += np.reshape(np.sum(np.real(bz * np.conj(x)) * inverse, axis=axis, keepdims=keepdims), np.shape(g))
     bx += unnorm(g, norm_moves(bz, x, y, axis, keepdims), y, axis, keepdims)
     by -= np.reshape(np.sum(np.real(bz * z) * inverse, axis=axis, keepdims=keepdims), np.shape(y))
+
+
+# w = x / z (0 where z == 0, where x is 0 too): a moving x there has no limit (hypot_moves refuses)
+@forward_rule(runtime.over_hypot, name="s2sad.runtime.over_hypot")
+def over_hypot(w, x, z):
+    dw = over_hypot(hypot_moves(dx, z), z) - over_hypot(x * dz, z * z)
+
+
+@reverse_rule(runtime.over_hypot, name="s2sad.runtime.over_hypot")
+def over_hypot(w, x, z):
+    bx += unbroadcast(over_hypot(hypot_moves(bw, z), z), x)
+    bz -= unbroadcast(over_hypot(bw * x, z * z), z)
+
+
+@forward_rule(runtime.hypot_moves, name="s2sad.runtime.hypot_moves")
+def hypot_moves(u, t, z):
+    du = hypot_moves(dt, z)
+
+
+@reverse_rule(runtime.hypot_moves, name="s2sad.runtime.hypot_moves")
+def hypot_moves(u, t, z):
+    bt += hypot_moves(bu, z)
 
 
 # z = Re(g) / y (0 where y == 0): where a standard deviation is 0 its adjoint has no derivative (std_moves refuses)
@@ -220,6 +245,16 @@ def scatter(z, v, like, index):
 @reverse_rule(runtime.scatter, name="s2sad.runtime.scatter")
 def scatter(z, v, like, index):
     bv += unbroadcast(unbroadcast(bz, like)[index], v)
+
+
+@forward_rule(runtime.writable, name="s2sad.runtime.writable")
+def writable(z, t):
+    dz = writable(dt)
+
+
+@reverse_rule(runtime.writable, name="s2sad.runtime.writable")
+def writable(z, t):
+    bt += bz
 
 
 @forward_rule(runtime.own, name="s2sad.runtime.own")

@@ -202,8 +202,10 @@ def ungradient(g, f, axis=None, edge_order=1, spacing=1.0):
 
 
 def DifferentiationError_(text):
-    from ..errors import DifferentiationError
-
+    try:
+        from s2sad.errors import DifferentiationError
+    except ImportError:  # a --standalone module run where s2sad is not installed
+        return ValueError(text)
     return DifferentiationError(text)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from .trees import (
     _is_plain_object,
     _is_zero_number,
+    _refusal,
     _refuse_object,
     add_item,
     is_tree,
@@ -29,6 +30,8 @@ __all__ = [
     "unbroadcast",
     "unreduce",
     "norm_moves",
+    "over_hypot",
+    "hypot_moves",
     "over_std",
     "std_moves",
     "zeros_like",
@@ -61,6 +64,7 @@ __all__ = [
     "unsum_items",
     "add_seq",
     "own",
+    "writable",
 ]
 
 
@@ -183,16 +187,6 @@ def _zeros_item(v):
     """The zero adjoint of an item of a container: a list of zeros for a nested list (an adjoint list
     pops its items' adjoints, which are lists again), zeros of its structure for a container."""
     return zeros_like(v)
-
-
-def _refusal(message):
-    """A ``DifferentiationError`` at the user's line (``runtime/refusals.py``); a ``ValueError`` in a
-    ``--standalone`` module run where s2sad is not installed."""
-    try:
-        from s2sad.runtime.refusals import refusal
-    except ImportError:
-        return ValueError(f"s2sad: {message}")
-    return refusal(message)
 
 
 def expect_scalar(value, function):
@@ -415,21 +409,34 @@ def std_moves(t, y, n):
     has no limit, so a second derivative through np.std's adjoint is refused (``hessian(np.std(x) ** 2)`` at a
     constant ``x`` included: its limit is not local)."""
     if np.all(np.asarray(n) > 1) and np.any(np.asarray(y) == 0):
-        from .refusals import refusal
-
-        raise refusal("np.std has no second derivative where the standard deviation is 0 (a constant slice)")
+        raise _refusal("np.std has no second derivative where the standard deviation is 0 (a constant slice)")
     return t
 
 
 def norm_moves(t, x, y, axis=None, keepdims=False):
-    """``t`` (a tangent or adjoint of ``unnorm``'s ``x`` argument), after checking that it is 0 wherever the norm
+    """``t`` (a tangent or adjoint of ``unnorm``'s ``x`` argument), after checking that no norm
     ``y`` is 0: there ``x / |x|`` (the gradient of the norm) has no derivative, so a second derivative through
     it is refused (``hessian(lambda x: np.linalg.norm(x) ** 2)`` at 0 included: its limit is not local)."""
     yy = unreduce(y, x, axis, keepdims)
-    if np.any((np.asarray(yy) == 0) & (np.asarray(t) != 0)):
-        from .refusals import refusal
+    if np.any(np.asarray(yy) == 0):  # (also where t is 0: norm([s*s, s*s]) = sqrt(2) s**2 curves at 0)
+        raise _refusal("np.linalg.norm has no second derivative where the norm is 0 (x / |x| has no limit there)")
+    return t
 
-        raise refusal("np.linalg.norm has no second derivative where the norm is 0 (x / |x| has no limit there)")
+
+def over_hypot(x, z):
+    """``x / z`` for a coordinate ``x`` of a length ``z = hypot(x, ...)`` (elementwise, broadcast): the slope of
+    the length along ``x``, 0 where ``z`` is 0 (the zero vector, where ``x`` is 0 too: np.linalg.norm's
+    convention, so ``hypot(x, 0)`` has gradient 0 at 0 and ``hypot(x - x, 0)`` an exact 0)."""
+    z = np.asarray(z)
+    return np.where(z == 0, 0.0, np.asarray(x) / np.where(z == 0, 1.0, z))[()]
+
+
+def hypot_moves(t, z):
+    """``t`` (a tangent or adjoint of ``over_hypot``'s ``x``), after checking that no length ``z`` is 0: there
+    ``x / |x|`` has no limit, so a second derivative of a length at the zero vector is refused, also where
+    ``t`` is 0 (``hypot(s * s, s * s) = sqrt(2) s**2`` has a zero tangent at ``s = 0`` but curvature; as np.std)."""
+    if np.any(np.asarray(z) == 0):
+        raise _refusal("a length (math.hypot, math.dist, np.hypot) has no second derivative at the zero vector")
     return t
 
 
@@ -523,9 +530,7 @@ def rebinds_a_number(x, message):
     """True when ``x += v`` rebinds ``x`` (a Python number); for an array (whose memory the generated code
     cannot follow there), the refusal ``message`` at the user's line."""
     if updates_in_place(x):
-        from .refusals import refusal
-
-        raise refusal(message)
+        raise _refusal(message)
     return True
 
 
@@ -587,6 +592,15 @@ def last_writes(a, index):
     _, last = np.unique(flat[::-1], return_index=True)
     mask[flat.size - 1 - last] = 1.0
     return mask.reshape(np.shape(ids))
+
+
+def writable(t):
+    """A copy of a tangent that the code then writes items into (``dd[k] = ...`` for ``d[k] = ...``): a dict's
+    tangent is a dict of its items' tangents (copied, its items shared: they are replaced, not written into),
+    anything else an array (``np.copy``)."""
+    if isinstance(t, dict):
+        return copy.copy(t)
+    return np.copy(t)
 
 
 def own(g):

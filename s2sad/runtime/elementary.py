@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 
+from .trees import _refusal
+
 __all__ = ["pow_deriv", "falling", "sinc_deriv", "modulus_nonzero"]
 
 
@@ -90,9 +92,7 @@ def modulus_nonzero(x):
     derivative (the second derivative of ``|z|``, and of ``|z| ** 2`` formed from it, is not computed)."""
     m = np.abs(x)
     if np.iscomplexobj(x) and np.any(m == 0):
-        from .refusals import refusal
-
-        raise refusal(
+        raise _refusal(
             "the second derivative of abs at complex 0 is not computed (conj(z) / |z| has no derivative "
             "there); write |z|**2 as z.real**2 + z.imag**2"
         )

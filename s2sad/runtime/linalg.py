@@ -15,7 +15,7 @@ import numpy as np
 
 from .arrays import abs_sign
 from .core import unbroadcast, unnorm, unreduce
-from .refusals import refusal
+from .trees import _refusal
 
 __all__ = [
     "untrace",
@@ -160,7 +160,7 @@ def uneinsum(g, k, *args):
         k -= 1
     target, x = inputs[k], operands[k]
     if len(set(target)) != len(target):
-        raise refusal(
+        raise _refusal(
             f"s2sad cannot differentiate einsum operand '{target}' with a repeated index (a diagonal); "
             "use np.diagonal or np.trace first"
         )
@@ -240,7 +240,7 @@ def unnorm_ord(g, x, y, ord=None, axis=None, keepdims=False):
         safe = np.where(y == 0, 1.0, y)
         if np.iscomplexobj(x) and ord < 1 and np.any((x == 0) & (y != 0) & (g != 0)):
             # |z|^p with p < 1 at z = 0: an infinite slope whose direction depends on dz (real x: inf)
-            raise refusal(f"the ord={ord} norm at a zero entry of a complex vector has no derivative")
+            raise _refusal(f"the ord={ord} norm at a zero entry of a complex vector has no derivative")
         return g * np.where(y == 0, 0.0, sign * (np.abs(x) / safe) ** (ord - 1))
     rows, cols = axes
     if ord in (1, -1):
@@ -306,7 +306,7 @@ def norm_power(c, x, Y, m, q, r, t, ord=None):
     turns = m != 0 if complex_ else m % 2 != 0
     bad = (at0 & (e < 0 or (e == 0 and turns))) | ((np.asarray(Y) == 0) & (r < 0))
     if np.any(live & bad):
-        raise refusal(
+        raise _refusal(
             f"np.linalg.norm(x, ord={ord!r}) has no derivative of this order here (a zero entry or a zero norm)"
         )
     safe = np.where(at0, 1.0, A)
@@ -358,7 +358,7 @@ def ord_moves(t, x, y, ord=None, axis=None, keepdims=False):
         return t
     zero = np.broadcast_to(unreduce(y, x, axes, keepdims) == 0, np.shape(x))
     if np.any(zero & (np.asarray(t) != 0)):
-        raise refusal(f"np.linalg.norm(x, ord={ord!r}) has no second derivative here (a zero norm, or a zero entry)")
+        raise _refusal(f"np.linalg.norm(x, ord={ord!r}) has no second derivative here (a zero norm, or a zero entry)")
     return t
 
 
@@ -366,7 +366,7 @@ def spectral_norm_again(like, x, ord=None, axis=None):
     """Zeros like ``like``, after refusing a spectral or nuclear norm: ``unnorm_ord_tangent`` and
     ``unnorm_ord_cotangent`` (0 for the other norms) differentiate those through svd, at most twice."""
     if _spectral(np.asarray(x), ord, axis):
-        raise refusal(
+        raise _refusal(
             f"s2sad differentiates np.linalg.norm(x, ord={ord!r}) at most twice "
             "(unnorm_ord_tangent / unnorm_ord_cotangent differentiate svd once)"
         )
@@ -423,7 +423,7 @@ def _nonzero(values, what, like=None):
     like = values if like is None else like
     scale = np.max(np.abs(like), initial=0.0) * np.shape(like)[-1] * np.finfo(float).eps
     if np.any(np.abs(values) <= scale):
-        raise refusal(f"{what} has no derivative")
+        raise _refusal(f"{what} has no derivative")
 
 
 # ---- solving -------------------------------------------------------------------------------
@@ -478,7 +478,7 @@ def nonsingular(a, sign):
     """``a`` itself, after checking that none of its matrices is singular (where ``sign``, slogdet's, is 0):
     log|det| is -inf there and the sign jumps, so slogdet has no derivative."""
     if np.any(np.asarray(sign) == 0):
-        raise refusal("np.linalg.slogdet of a singular matrix (log|det| = -inf) has no derivative")
+        raise _refusal("np.linalg.slogdet of a singular matrix (log|det| = -inf) has no derivative")
     return a
 
 
@@ -533,7 +533,7 @@ def eigengaps(w, what="eigenvectors have no derivative at repeated eigenvalues")
     where the eigenvectors have no derivative (repeated or complex eigenvalues)."""
     if np.iscomplexobj(w):
         if np.any(np.imag(w) != 0):
-            raise refusal(
+            raise _refusal(
                 "s2sad differentiates np.linalg.eig only for real eigenvalues, and this matrix has complex "
                 "ones; for a symmetric matrix use np.linalg.eigh"
             )
@@ -542,7 +542,7 @@ def eigengaps(w, what="eigenvectors have no derivative at repeated eigenvalues")
     off = ~np.eye(np.shape(w)[-1], dtype=bool)
     scale = np.max(np.abs(w), initial=0.0) * np.shape(w)[-1] * np.finfo(float).eps
     if np.any(np.abs(diff[..., off]) <= scale):
-        raise refusal(what)
+        raise _refusal(what)
     return np.where(off, 1.0 / np.where(off, diff, 1.0), 0.0)
 
 
@@ -562,7 +562,7 @@ def gap_weighted(w, m):
     tied = off & (np.abs(diff) <= scale)
     used = np.broadcast_to(np.asarray(m) != 0, shape)
     if np.any(np.broadcast_to(tied, shape) & used):
-        raise refusal("eigenvectors (singular vectors) have no derivative at repeated eigenvalues (singular values)")
+        raise _refusal("eigenvectors (singular vectors) have no derivative at repeated eigenvalues (singular values)")
     return np.where(off & ~tied, 1.0 / np.where(off & ~tied, diff, 1.0), 0.0) * m
 
 
@@ -570,7 +570,7 @@ def eigenvector_adjoint(g, v):
     """The adjoint ``g`` of the eigenvectors ``v`` of ``eigh``, which s2sad differentiates for real matrices
     only (complex eigenvectors have an arbitrary phase): ``g`` itself, or a refusal."""
     if np.iscomplexobj(v) and np.any(g):
-        raise refusal(
+        raise _refusal(
             "s2sad differentiates the eigenvectors of np.linalg.eigh for real matrices only (complex "
             "eigenvectors have an arbitrary phase); the eigenvalues of complex Hermitian matrices are fine"
         )
@@ -591,18 +591,18 @@ def eigenvalue_adjoint(g, w):
 
 def _real_only(a, what):
     if np.iscomplexobj(a):
-        raise refusal(f"s2sad differentiates {what} of real matrices only")
+        raise _refusal(f"s2sad differentiates {what} of real matrices only")
 
 
 def _svd_check(a, full_matrices, compute_uv, hermitian):
     m, n = np.shape(a)[-2:]
     if full_matrices and compute_uv and m != n:
-        raise refusal(
+        raise _refusal(
             "s2sad differentiates np.linalg.svd of a non-square matrix only with full_matrices=False "
             "(the extra singular vectors are not unique)"
         )
     if hermitian:
-        raise refusal("s2sad differentiates np.linalg.svd with hermitian=False only")
+        raise _refusal("s2sad differentiates np.linalg.svd with hermitian=False only")
 
 
 _REPEATED_SINGULAR = "singular vectors have no derivative at repeated singular values"
@@ -711,7 +711,7 @@ def over_s(m, s, a):
     if rows == cols or not np.any(m):
         return np.zeros(shape)
     if np.any(np.asarray(s) == 0) or np.any(np.abs(s) <= np.max(np.abs(s)) * max(rows, cols) * np.finfo(float).eps):
-        raise refusal("the singular vectors of a rank-deficient non-square matrix have no derivative")
+        raise _refusal("the singular vectors of a rank-deficient non-square matrix have no derivative")
     return m / np.expand_dims(s, -2)
 
 
@@ -727,7 +727,7 @@ def phase_over_s(m, s):
         return np.zeros(shape, dtype=np.result_type(m, float))
     zero = _numerically_zero(s)
     if np.any((d != 0) & zero):
-        raise refusal("the phase of a complex singular vector has no derivative at a zero singular value")
+        raise _refusal("the phase of a complex singular vector has no derivative at a zero singular value")
     return 1j * np.eye(k) * np.expand_dims(d / np.where(zero, 1.0, s), -2) + np.zeros(shape)
 
 
@@ -752,7 +752,7 @@ def phase_moves(t, m, s):
     else:
         moving = np.imag(np.diagonal(t, axis1=-2, axis2=-1)) != 0
     if np.any(moving & zero):
-        raise refusal(
+        raise _refusal(
             "s2sad differentiates a complex np.linalg.svd at most twice where a singular value is 0 "
             "(the singular value is not differentiable there; its vectors' phase has no limit)"
         )
@@ -852,5 +852,5 @@ def polygamma(n, x):
     import scipy.special
 
     if np.iscomplexobj(x):
-        raise refusal("s2sad differentiates scipy.special's gamma functions for real x only (no complex polygamma)")
+        raise _refusal("s2sad differentiates scipy.special's gamma functions for real x only (no complex polygamma)")
     return scipy.special.polygamma(n, x)

@@ -36,6 +36,16 @@ __all__ = [
 ]
 
 
+def _refusal(message):
+    """A ``DifferentiationError`` at the user's line (``runtime/refusals.py``); a ``ValueError`` in a
+    ``--standalone`` module run where s2sad is not installed."""
+    try:
+        from s2sad.runtime.refusals import refusal
+    except ImportError:
+        return ValueError(f"s2sad: {message}")
+    return refusal(message)
+
+
 def is_tree(x) -> bool:
     """Whether ``x`` is a container s2sad differentiates through (not an array, not a number)."""
     return isinstance(x, (dict, list, tuple)) or (dataclasses.is_dataclass(x) and not isinstance(x, type))
@@ -150,9 +160,7 @@ def _field(g, index):
     method or another attribute): its derivative is not a part of ``g``'s adjoint or tangent."""
     fields = g._fields if isinstance(g, tuple) else _fields(g) if dataclasses.is_dataclass(g) else None
     if fields is not None and index not in fields:
-        from .refusals import refusal
-
-        raise refusal(
+        raise _refusal(
             f"'{index}' is not a field of {type(g).__name__} (a property or another attribute): s2sad "
             f"differentiates with respect to its fields {list(fields)}; read them in f (write the property's "
             "expression out) or keep the object a constant (differentiate with respect to another argument)"
@@ -237,9 +245,7 @@ def expect_indexed(seq):
     """Refuse a loop that writes in place while iterating a value (a user function's result) whose
     items are not ``seq[0], seq[1], ...``: a dict, a set, an iterator."""
     if not isinstance(seq, (list, tuple, np.ndarray, range, str)):
-        from .refusals import refusal
-
-        raise refusal(
+        raise _refusal(
             f"a loop that writes in place over a {type(seq).__name__} (not a list, tuple or array) is not "
             "supported; iterate over list(...) of it, or move the writes out of the loop"
         )

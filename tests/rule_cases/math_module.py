@@ -143,3 +143,31 @@ def dist_(x, y, z):
 @case("s2sad.runtime.hypot_of", F(), F(), F(), complex=False)  # real only
 def hypot_of_(x, y, z):
     return math.hypot(x, y * z, z, 1.5) + math.hypot(x * y) + math.hypot()
+
+
+@case("math.log2", P)
+@case("math.log10", P)
+def log2_log10(x):
+    return math.log2(x) + math.log10(x * x)
+
+
+@case("math.fmod", F(-5.0, 5.0), F(0.7, 1.3), complex=False)  # real only
+def fmod_(x, y):
+    return math.fmod(x, y)
+
+
+@case("math.remainder", F(-5.0, 5.0), F(0.7, 1.3), complex=False)
+def remainder_(x, y):
+    return math.remainder(x, y) * y
+
+
+@case("math.ldexp", F(), complex=False)
+def ldexp_(x):
+    return math.ldexp(x, 3) + math.ldexp(x * x, -2)
+
+
+@case("math.floor", F(0.1, 0.9), complex=False)  # away from integers
+@case("math.ceil", F(0.1, 0.9), complex=False)
+@case("math.trunc", F(0.1, 0.9), complex=False)
+def floor_ceil_trunc(x):
+    return x * (math.floor(x) + math.ceil(x * 3) + math.trunc(x * 5))

@@ -10,8 +10,10 @@ from s2sad.runtime import (
     astype_of,
     broadcast_like,
     expect_scalar,
+    hypot_moves,
     listed,
     norm_moves,
+    over_hypot,
     over_std,
     own,
     scatter,
@@ -35,6 +37,7 @@ from s2sad.runtime import (
     untensordot_a,
     untensordot_b,
     untranspose,
+    writable,
     zeros_like,
 )
 
@@ -103,6 +106,16 @@ def unnorm_complex(g, x, axis):
 @case("s2sad.runtime.norm_moves", A(3, 4), A(3, 4))
 def norm_moves_(t, x):
     return norm_moves(t * t, x, np.linalg.norm(x, axis=1), 1) + norm_moves(t, x, np.linalg.norm(x))
+
+
+@case("s2sad.runtime.over_hypot", A(3), A(2, 1))
+def over_hypot_(x, y):
+    return over_hypot(x * y, np.hypot(x, y))  # broadcast: x (3,), the length (2, 3)
+
+
+@case("s2sad.runtime.hypot_moves", A(3), A(3))
+def hypot_moves_(t, a):
+    return hypot_moves(t * t, 1.5 + a * a) * t
 
 
 @case("s2sad.runtime.over_std", A(3), A(3))
@@ -178,6 +191,11 @@ def add_at_repeated(g, v):
 @case("s2sad.runtime.scatter", A(3, 3))
 def scatter_rows(v):
     return scatter(v, SHAPE_34, (slice(None), np.array([1, 1, 3])))
+
+
+@case("s2sad.runtime.writable", A(3))
+def writable_(t):
+    return writable(t * t) * t
 
 
 @case("s2sad.runtime.own", A(3))
