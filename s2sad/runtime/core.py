@@ -596,9 +596,9 @@ def last_writes(a, index):
 
 def writable(t):
     """A copy of a tangent that the code then writes items into (``dd[k] = ...`` for ``d[k] = ...``): a dict's
-    tangent is a dict of its items' tangents (copied, its items shared: they are replaced, not written into),
+    tangent is a dict (a list) of its items' tangents (copied, its items shared: they are replaced, not written into),
     anything else an array (``np.copy``)."""
-    if isinstance(t, dict):
+    if isinstance(t, (dict, list)):  # a list's tangent is a list of its items' (hs[0] = v: dhs[0] = dv)
         return copy.copy(t)
     return np.copy(t)
 
