@@ -38,6 +38,8 @@ from .primitives import is_user_function
 from .resolve import MISSING, Namespace, dotted
 from .star import SAFE_KEY
 
+_STORED_NONE = object()  # (what stored_callable says of an attribute holding None)
+
 # Array methods that are NumPy functions of the receiver: method -> (function, packs *args into a tuple)
 _METHODS = {
     "sum": ("sum", False),
@@ -715,6 +717,8 @@ class _ANF:
         owner = typed_object(self.ns.fn, path.rsplit(".", 1)[0])
         if owner is None or any(func.attr in c.__dict__ for c in type(owner).__mro__):
             return None
+        if self.ns.fn.__s2sad_types__.obj(path) is None:
+            return _STORED_NONE  # self.act = None: t = self.act; t(x) (a call of None, typed)
         return typed_object(self.ns.fn, path)
 
     def bound_method(self, func, node):
