@@ -238,6 +238,13 @@ def _receivers(fn) -> tuple[str, ...]:
             if owner and is_user_function(callee) and _first_param(callee) in receivers(callee):
                 out.add(owner)  # m.loss(x) of a global m whose loss loops over self.layers: typed as helper(x, m)
                 strict.add(owner)
+        if isinstance(call.func, gast.Name) and call.func.id not in cells and _is_object(fn.__globals__, call.func.id):
+            method = inspect.getattr_static(type(callee), "__call__", None)  # A(x) of a global callable instance A
+            if isinstance(method, types.FunctionType) and is_user_function(method):
+                if _first_param(method) in receivers(method):  # whose __call__ is self.forward(x): typed
+                    out.add(call.func.id)
+                    strict.add(call.func.id)
+                continue
         if callee is None or not is_user_function(callee) or any(isinstance(a, gast.Starred) for a in args):
             continue
         wanted = receivers(callee)

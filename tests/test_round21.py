@@ -206,7 +206,11 @@ def seq_param(x, model):
     return np.sum(model(x) ** 2)
 
 
-@pytest.mark.parametrize("f", [global_a, global_b, global_seq, lambda x: np.sum(A(x))])
+def global_passed(x):
+    return seq_param(x, SEQ)  # (a callable instance only called in seq_param: passed as an object)
+
+
+@pytest.mark.parametrize("f", [global_a, global_b, global_seq, global_passed, lambda x: np.sum(A(x))])
 def test_a_global_object_called(f):
     check(f, [X0.copy()])
 
