@@ -292,3 +292,45 @@ def test_a_namedtuple_of_layers_wrt_the_weights():
         up = loss(OuterNT(LinD(W + e), m.l2), X0)
         down = loss(OuterNT(LinD(W - e), m.l2), X0)
         assert abs(g.l1.w[i] - (up - down) / (2 * eps)) < 1e-6
+
+
+# ---- found on the way: a printing method calling super().forward(x), reached with no derivative ----
+class DenseS:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, x):
+        return np.tanh(x * self.w)
+
+
+class ResidualS(DenseS):
+    def forward(self, x):
+        print("residual")  # its copy without output (quiet_forward) is what the derivative w.r.t. t runs
+        return super().forward(x) + x
+
+
+class NetS:
+    def __init__(self):
+        self.blocks = [DenseS(1.5), ResidualS(0.5)]
+
+    def forward(self, x, t):
+        for blk in self.blocks:
+            x = blk.forward(x)
+        return x / t
+
+    def loss(self, x, t):
+        return np.sum(self.forward(x, t) ** 2)
+
+
+def test_a_printing_method_calling_super_where_it_is_not_differentiated(capsys):
+    net = NetS()
+    x = X0.copy()
+    g = s2sad.grad(net.loss, wrt=1)(x, 0.7)  # was NameError: name 'DenseS' is not defined
+    close(g, numeric_grad(lambda t: net.loss(x, t), [0.7], 0))
+    capsys.readouterr()
+    s2sad.grad(net.loss, wrt=1)(x, 0.7)
+    assert capsys.readouterr().out.count("residual") == 1
+    out, tangent = s2sad.jvp(net.loss, wrt=1)(x, 0.7, 1.0)
+    close(tangent, g)
+    close(s2sad.hessian(net.loss, wrt=1)(x, 0.7), numeric_grad(lambda t: s2sad.grad(net.loss, wrt=1)(x, t), [0.7], 0))
+    np.testing.assert_array_equal(x, X0)
