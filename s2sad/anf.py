@@ -37,7 +37,9 @@ from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import call_writes
 from .primitives import is_user_function
 from .resolve import MISSING, Namespace, dotted
-from .star import SAFE_KEY
+from .star import SAFE_KEY, namedtuple_field
+
+_STORED_NONE = object()  # (what stored_callable says of an attribute holding None)
 
 _VALUE_CONSUMERS = (
     builtins.sum,
@@ -777,8 +779,11 @@ class _ANF:
         if path is None:
             return None
         owner = typed_object(self.ns.fn, path.rsplit(".", 1)[0])
-        if owner is None or any(func.attr in c.__dict__ for c in type(owner).__mro__):
-            return None
+        entry = next((c.__dict__[func.attr] for c in type(owner).__mro__ if func.attr in c.__dict__), MISSING)
+        if owner is None or entry is not MISSING and not namedtuple_field(type(owner), func.attr, entry):
+            return None  # (a method of its class; a NamedTuple's field is the object stored in it)
+        if self.ns.fn.__s2sad_types__.obj(path) is None:
+            return _STORED_NONE  # self.act = None: t = self.act; t(x) (a call of None, typed)
         return typed_object(self.ns.fn, path)
 
     def bound_method(self, func, node):

@@ -333,7 +333,8 @@ class _Desugar:
             spelled = star.spelled_get(node, self.dicts)
             if spelled is not None:
                 return self.expr(spelled, pre, stmt)
-            node.keywords = star.spelled_keywords(node, self.dicts) or node.keywords
+            spelled = star.spelled_keywords(node, self.dicts)  # [] for **kw of no keys: f(x)
+            node.keywords = node.keywords if spelled is None else spelled
             node.func = self.expr(node.func, pre, stmt)
             callee = self.ns.lookup(node.func)
             if _is_user_partial(callee) and dotted(node.func) is not None:

@@ -646,8 +646,9 @@ class _Scope:
         path = dotted(a) if isinstance(a, (gast.Name, gast.Attribute)) else None
         if path and path.split(".")[0] not in self.values and path.split(".")[0] not in self.aliases:
             obj = self.lookup(a)
-            if obj is not MISSING and callable(obj) and not isinstance(obj, type) and only_called():
-                return Ref(obj, getattr(obj, "__name__", "fn"), {})
+            if obj is not MISSING and callable(obj) and not isinstance(obj, type) and not _typed_instance(obj):
+                if only_called():
+                    return Ref(obj, getattr(obj, "__name__", "fn"), {})
         return None
 
     def arguments(self, node, defined, depth):
@@ -758,7 +759,13 @@ class _Scope:
                 isinstance(a, (gast.Name, gast.Attribute)) and dotted(a) and dotted(a).split(".")[0] not in self.values
             ):
                 obj = self.lookup(a)
-                if obj is not MISSING and callable(obj) and not isinstance(obj, type) and _only_called(helper, i, kw):
+                if (
+                    obj is not MISSING
+                    and callable(obj)
+                    and not isinstance(obj, type)
+                    and not _typed_instance(obj)
+                    and _only_called(helper, i, kw)
+                ):
                     label = getattr(obj, "__name__", "fn")
                     ref = Ref(obj, label if label.isidentifier() else "fn", {})
             if ref is not None:
@@ -797,6 +804,20 @@ _ESCAPE = (
     "{what} is {how}: s2sad differentiates a local function only where it is called, or passed to a "
     "function of yours that calls it; call it here, or define it at module level"
 )
+
+
+def _typed_instance(obj) -> bool:
+    """A callable instance whose ``__call__`` calls methods on it (``return self.forward(x)``): passed
+    as an object, typed where it is called (:mod:`star`), not made a constant of a clone."""
+    from .star import receivers
+
+    if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        return False
+    method = inspect.getattr_static(type(obj), "__call__", None)
+    if not isinstance(method, types.FunctionType) or not is_user_function(method):
+        return False
+    names = method.__code__.co_varnames[: method.__code__.co_argcount]
+    return bool(names) and names[0] in receivers(method)
 
 
 def _unbound(obj):

@@ -271,9 +271,9 @@ class _Session:
                 self.taken |= prep.ns.free
                 fname = self.unique(f"quiet_{base_name(fn)}")
                 self.requested[key] = fname
+                self.add_origin(fname, prep)  # (with the functions it calls by name: Dense of super().forward)
                 quiet = quiet_copy(prep.tree, prep.ns, fname, self.quiet_name)
                 quiet.origin_file = prep.parsed.loc.filename
-                self.gen.origins[fname] = (prep.fn, prep.ns)
                 self.gen.functions.append(quiet)
         return self.requested[key]
 

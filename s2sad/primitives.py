@@ -175,6 +175,8 @@ def _call(call, stmt, ns: Namespace) -> Op:
     if isinstance(call.func, gast.Name) and call.func.id in getattr(ns, "typed", {}):
         path = ns.typed[call.func.id]  # (messages name model.layer, not ANF's temporary)
     called = _typed_callable(call.func, ns)
+    if called is not None and called[1] is _NOT_CALLABLE:  # act(x) of act=None: raises TypeError where it runs
+        return Op(NONDIFF, stmt, args=args, keywords=keywords, what=f"{path}() of None")
     if called is not None and called[1] is _RULE:  # model.act = np.tanh
         return _with_rule(called[0], stmt, args, keywords, f"{path}()")
     if called is not None:  # fn(v), t(x) of an object of a known kind: a user function, a callable instance
@@ -310,6 +312,8 @@ def _typed_callable(func, ns):
     if cls is None:
         return None
     obj = typing.obj(path)
+    if obj is None:  # (its branch, `if act is not None:`, does not run; if it does, Python's TypeError)
+        return None, _NOT_CALLABLE
     if is_user_function(obj):
         return obj, None
     if isinstance(obj, (types.BuiltinFunctionType, np.ufunc)) and lookup(obj) is not None:
@@ -322,6 +326,7 @@ def _typed_callable(func, ns):
 
 
 _RULE = object()  # (what _typed_callable says of a primitive with a rule)
+_NOT_CALLABLE = object()  # (what _typed_callable says of None)
 
 
 def is_tape(call, obj) -> bool:

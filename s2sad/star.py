@@ -238,6 +238,13 @@ def _receivers(fn) -> tuple[str, ...]:
             if owner and is_user_function(callee) and _first_param(callee) in receivers(callee):
                 out.add(owner)  # m.loss(x) of a global m whose loss loops over self.layers: typed as helper(x, m)
                 strict.add(owner)
+        if isinstance(call.func, gast.Name) and call.func.id not in cells and _is_object(fn.__globals__, call.func.id):
+            method = inspect.getattr_static(type(callee), "__call__", None)  # A(x) of a global callable instance A
+            if isinstance(method, types.FunctionType) and is_user_function(method):
+                if _first_param(method) in receivers(method):  # whose __call__ is self.forward(x): typed
+                    out.add(call.func.id)
+                    strict.add(call.func.id)
+                continue
         if callee is None or not is_user_function(callee) or any(isinstance(a, gast.Starred) for a in args):
             continue
         wanted = receivers(callee)
@@ -597,14 +604,30 @@ def _instance_attribute(obj, attr):
         return getattr(obj, attr)
     own = getattr(obj, "__dict__", None)
     cls = type(obj)
+    entry = next((c.__dict__[attr] for c in cls.__mro__ if attr in c.__dict__), _NONE)
+    if namedtuple_field(cls, attr, entry):  # m.l1 of a NamedTuple: its field
+        return tuple.__getitem__(obj, cls._fields.index(attr))
     if cls.__getattribute__ is not object.__getattribute__:
         return _NONE
-    entry = next((c.__dict__[attr] for c in cls.__mro__ if attr in c.__dict__), _NONE)
     if isinstance(entry, property) and _is_user(entry.fget) and entry.fset is None and entry.fdel is None:
         return entry.fget(obj)  # model.first: what f reads (run again at each call of the derivative)
     if not isinstance(own, dict) or attr not in own or entry is not _NONE:
         return _NONE
     return own[attr]
+
+
+def namedtuple_field(cls, attr, entry) -> bool:
+    """Whether ``attr`` is a field of the NamedTuple class ``cls`` that reads its item (no class
+    attribute, property or ``__getattribute__`` of its own computes it)."""
+    fields = getattr(cls, "_fields", None)
+    return (
+        issubclass(cls, tuple)
+        and isinstance(fields, tuple)
+        and attr in fields
+        and type(entry).__name__ == "_tuplegetter"
+        and cls.__getattribute__ is tuple.__getattribute__
+        and type(cls).__getattribute__ is type.__getattribute__
+    )
 
 
 def _is_user(fn) -> bool:
