@@ -310,7 +310,8 @@ def cholesky(y, a, *, upper):
 @reverse_rule(np.linalg.eigh)
 def eigh(y, a, UPLO=None):
     inner = np.expand_dims(np.real(by[0]), -2) * np.eye(np.shape(y[0])[-1])
-    inner = inner + gap_weighted(y[0], mT(y[1]) @ eigenvector_adjoint(by[1], y[1]))
+    gv = eigenvector_adjoint(by[1], y[1], np.imag(np.sum(y[1] * by[1], axis=-2)))
+    inner = inner + gap_weighted(y[0], mT(y[1]) @ gv)
     ba += unsymmetrize(np.conj(y[1]) @ inner @ mT(y[1]), UPLO)
 
 

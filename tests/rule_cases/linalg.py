@@ -490,7 +490,13 @@ def cholesky_upper(a):
 
 @case("numpy.linalg.eigh", hpd(3))
 def eigh_complex(a):
-    return np.linalg.eigh(a)[0]  # (complex eigenvectors are refused: their phase is free)
+    return np.linalg.eigh(a)[0]
+
+
+@case("numpy.linalg.eigh", hpd(3))
+def eigh_vectors_complex(a):
+    w, v = np.linalg.eigh(a)
+    return np.abs(v) ** 2 * w + np.real(np.conj(v) @ np.diag(w) @ v.T)
 
 
 @case("numpy.linalg.eigh", spd(4))
