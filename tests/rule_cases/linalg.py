@@ -699,7 +699,9 @@ def gap_weighted_complex(w, m):
 
 @case("s2sad.runtime.eigenvector_adjoint", A(3, 3))
 def eigenvector_adjoint_(g):
-    return eigenvector_adjoint(g * g, np.eye(3))
+    v = np.array([[0.6, 0.8j, 0.0], [0.8, -0.6j, 0.0], [0.0, 0.0, 1.0 + 0.0j]])  # unitary
+    gg = np.conj(v) * np.real(g * np.conj(g))  # a phase-free adjoint: Im diag(vᵀ gg) = 0 along any g
+    return eigenvector_adjoint(gg, v, np.imag(np.sum(v * gg, axis=-2)))
 
 
 @case("s2sad.runtime.eigenvalue_adjoint", A(3))
