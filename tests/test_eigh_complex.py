@@ -155,6 +155,25 @@ def test_phase_free_losses_third_order(f):
     assert_close(got, (hessian(p + eps * u) - hessian(p - eps * u)) / (2 * eps), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("f", [first_vector_weighted, quadratic_form], ids=lambda f: f.__name__)
+def test_phase_free_losses_third_order_reverse(f):
+    p = _point(1)
+    rng = np.random.default_rng(4)
+    u, t = rng.normal(size=p.size), rng.normal(size=p.size)
+    hu = s2sad.vjp(s2sad.grad(f))  # (p, u) -> H u
+    got = s2sad.vjp(hu, wrt=(0,))(p, u, bout1=t)[0]  # d <H u, t> / dp
+    eps, eye = 1e-5, np.eye(p.size)
+    fd = [(hu(p + eps * e, u) - hu(p - eps * e, u)) @ t / (2 * eps) for e in eye]
+    assert_close(got, np.array(fd), rtol=1e-5, atol=1e-6)
+
+
+def test_phase_read_where_lapack_fixes_it_refused_at_third_order():
+    p = _point(1)
+    u = np.ones_like(p)
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_eigh_complex.py:\d+:\d+: .*phase"):
+        s2sad.vjp(s2sad.vjp(s2sad.grad(first_component)), wrt=(0,))(p, u, bout1=u)
+
+
 def test_complex_argument_eigenvector_gradient():
     a = _hermitian(_point(2))
 
