@@ -606,7 +606,10 @@ def _numeric_dtype(arg, resolve) -> bool:
             return True  # order="C", not a dtype
     if isinstance(arg, (gast.Name, gast.Attribute)) and dotted(arg):
         obj = resolve(arg)
-        return obj in (int, float, complex, bool) or (isinstance(obj, type) and issubclass(obj, np.number))
+        # identity: ``in`` compares with ==, ambiguous for a global array (``np.dot(x, _B)`` at order 3)
+        return any(obj is t for t in (int, float, complex, bool)) or (
+            isinstance(obj, type) and issubclass(obj, np.number)
+        )
     return False
 
 

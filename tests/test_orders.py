@@ -190,3 +190,18 @@ def test_spectral_norm_at_a_zero_singular_value_is_exact_twice_and_refused_after
     assert check(spectral_real, [x]) == []
     with pytest.raises(s2sad.DifferentiationError, match=r"test_orders.py:\d+:\d+: .*at most twice"):
         s2sad.jacobian(s2sad.hessian(spectral_real))(x)
+
+
+_B = np.array([[1.0, 0.3], [0.5, -1.0]])
+
+
+def global_quadratic_form(p):
+    return p @ _B @ p
+
+
+def test_third_order_reverse_with_a_global_array():
+    # building vjp(vjp(grad)) crashed inside s2sad (aliases: ``obj in (int, float, ...)`` with obj the array _B)
+    p = np.array([0.5, -1.0])
+    hv = s2sad.vjp(s2sad.grad(global_quadratic_form))
+    assert_close(hv(p, p), (_B + _B.T) @ p)
+    assert_close(s2sad.vjp(hv, wrt=(0,))(p, p, bout1=p)[0], np.zeros(2))

@@ -124,8 +124,6 @@ FIRST_ORDER_ONLY: dict[str, str] = {}
 
 # cases (rule:function) first-order only by their arguments, with the reason
 FIRST_ORDER_ONLY_CASES: dict[str, str] = {
-    # the eigenvalues' second derivative goes through the eigenvectors' derivative, refused for complex ones
-    "numpy.linalg.eigh:eigh_complex": "eigenvector_adjoint refuses complex eigenvectors (docs/known_failures.md)",
     "s2sad.runtime.unnorm_ord:unnorm_ord_spectral": "the spectral and nuclear norms: differentiated at most twice",
 }
 

@@ -307,10 +307,13 @@ def cholesky(y, a, *, upper):
 
 # (w, v) = eigh(a), UPLO "L" (None) or "U":  dw = diag(vᴴ da v) (real),  dv = v (F * vᵀ da v),  F[i, j] = 1 / (w[j] - w[i])
 #   ā = unsymmetrize(conj(v) (diag(w̄) + F * (vᵀ v̄)) vᵀ)
+# Complex v: the phase of each v_i is free, dv takes JAX's gauge (v_iᴴ dv_i = 0), exact for a loss that does not
+# read the phase: Im diag(vᵀ v̄) = 0, checked (with its derivatives, to any order) by eigenvector_adjoint
 @reverse_rule(np.linalg.eigh)
 def eigh(y, a, UPLO=None):
     inner = np.expand_dims(np.real(by[0]), -2) * np.eye(np.shape(y[0])[-1])
-    inner = inner + gap_weighted(y[0], mT(y[1]) @ eigenvector_adjoint(by[1], y[1]))
+    gv = eigenvector_adjoint(by[1], y[1], np.imag(np.sum(y[1] * by[1], axis=-2)))
+    inner = inner + gap_weighted(y[0], mT(y[1]) @ gv)
     ba += unsymmetrize(np.conj(y[1]) @ inner @ mT(y[1]), UPLO)
 
 

@@ -261,14 +261,16 @@ def unnorm_ord_cotangent_(z, t, g, x, y, ord=None, axis=None, keepdims=False):
 # ---- checks that pass the adjoint through (or raise): linear, their own rules ------------------------
 
 
+# z = eigenvector_adjoint(g, v, c) is g where c = Im diag(vᵀ g) is 0; its derivatives check the derivative of c,
+# dc = Im diag(dvᵀ g + vᵀ dg), passed by the rule of eigh (c is computed there), to any order
 @forward_rule(runtime.eigenvector_adjoint, name="s2sad.runtime.eigenvector_adjoint")
-def eigenvector_adjoint_(z, g, v):
-    dz = eigenvector_adjoint(dg, v)
+def eigenvector_adjoint_(z, g, v, c, u=0.0, h=0.0):
+    dz = eigenvector_adjoint(dg, v, dc, dv, g)
 
 
 @reverse_rule(runtime.eigenvector_adjoint, name="s2sad.runtime.eigenvector_adjoint")
-def eigenvector_adjoint_(z, g, v):
-    bg += eigenvector_adjoint(bz, v)
+def eigenvector_adjoint_(z, g, v, c, u=0.0, h=0.0):
+    bg += bz
 
 
 @forward_rule(runtime.eigenvalue_adjoint, name="s2sad.runtime.eigenvalue_adjoint")

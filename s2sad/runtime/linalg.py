@@ -566,13 +566,24 @@ def gap_weighted(w, m):
     return np.where(off & ~tied, 1.0 / np.where(off & ~tied, diff, 1.0), 0.0) * m
 
 
-def eigenvector_adjoint(g, v):
-    """The adjoint ``g`` of the eigenvectors ``v`` of ``eigh``, which s2sad differentiates for real matrices
-    only (complex eigenvectors have an arbitrary phase): ``g`` itself, or a refusal."""
-    if np.iscomplexobj(v) and np.any(g):
+def eigenvector_adjoint(g, v, c, u=0.0, h=0.0):
+    """The adjoint ``g`` of the eigenvectors ``v`` of ``eigh``, given ``c = Im diag(vᵀ g)``: ``g`` itself, after
+    checking that the loss does not turn the free phase of a complex eigenvector (``v_i -> e^{it} v_i`` moves
+    it by ``-t c_i``): a loss that reads the phase depends on LAPACK's choice of it, which no rule sees, and is
+    refused.  ``c = 0`` to rounding (``sqrt(eps)`` relative to ``sum |v||g| + |u||h|`` down each column;
+    ``u, h`` the other product of ``c``'s derivative).  The rules pass the derivative of ``c`` in place of
+    ``c``, so that each order checks the derivative of the condition (a loss that reads the phase only where
+    LAPACK fixes it, ``np.real(v[0, 0])`` with a real first row, is exact once and refused after)."""
+    if np.ndim(g) == 0 and not np.any(g):
+        g = np.zeros(np.shape(v), dtype=np.result_type(v, g, float))  # no adjoint: the zeros of v's shape
+    if not np.any(c):
+        return g
+    scale = np.sum(np.abs(v) * np.abs(g), axis=-2) + np.sum(np.abs(u) * np.abs(h) + np.zeros(np.shape(v)), axis=-2)
+    if np.any(np.abs(c) > np.sqrt(np.finfo(float).eps) * scale):
         raise _refusal(
-            "s2sad differentiates the eigenvectors of np.linalg.eigh for real matrices only (complex "
-            "eigenvectors have an arbitrary phase); the eigenvalues of complex Hermitian matrices are fine"
+            "the loss reads the phase of a complex eigenvector of np.linalg.eigh (v_i -> e^{it} v_i is free: "
+            "its value is LAPACK's choice), which has no derivative; functions of abs(v), v @ diag(c) @ v.conj().T "
+            "or v_i^H B v_i are fine"
         )
     return g
 

@@ -490,7 +490,13 @@ def cholesky_upper(a):
 
 @case("numpy.linalg.eigh", hpd(3))
 def eigh_complex(a):
-    return np.linalg.eigh(a)[0]  # (complex eigenvectors are refused: their phase is free)
+    return np.linalg.eigh(a)[0]
+
+
+@case("numpy.linalg.eigh", hpd(3))
+def eigh_vectors_complex(a):
+    w, v = np.linalg.eigh(a)
+    return np.abs(v) ** 2 * w + np.real(np.conj(v) @ np.diag(w) @ v.T)
 
 
 @case("numpy.linalg.eigh", spd(4))
@@ -693,7 +699,9 @@ def gap_weighted_complex(w, m):
 
 @case("s2sad.runtime.eigenvector_adjoint", A(3, 3))
 def eigenvector_adjoint_(g):
-    return eigenvector_adjoint(g * g, np.eye(3))
+    v = np.array([[0.6, 0.8j, 0.0], [0.8, -0.6j, 0.0], [0.0, 0.0, 1.0 + 0.0j]])  # unitary
+    gg = np.conj(v) * np.real(g * np.conj(g))  # a phase-free adjoint: Im diag(vᵀ gg) = 0 along any g
+    return eigenvector_adjoint(gg, v, np.imag(np.sum(v * gg, axis=-2)))
 
 
 @case("s2sad.runtime.eigenvalue_adjoint", A(3))
