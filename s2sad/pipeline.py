@@ -273,7 +273,7 @@ class _Session:
                 self.requested[key] = fname
                 quiet = quiet_copy(prep.tree, prep.ns, fname, self.quiet_name)
                 quiet.origin_file = prep.parsed.loc.filename
-                self.gen.origins[fname] = (prep.fn, prep.ns)
+                self.add_origin(fname, prep)  # (with the names anf put in: ``Dense`` of a super() call)
                 self.gen.functions.append(quiet)
         return self.requested[key]
 
