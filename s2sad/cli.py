@@ -355,7 +355,11 @@ def _with_defaults(code: str, live, holders, copy: bool, where: str, needed: dic
             if not same:
                 edits.append((default, text))
             continue
+        if _names_it(default, value, live.__globals__):  # act=np.tanh, a class, a module: written as it is
+            continue
         found = _default_spelling(arg.arg, value, holders)
+        if found is None and isinstance(default, ast.Name):  # a lifted function's ``a=a``: the factory's
+            continue  # object, bound by that name (``_default_named``) or refused when no module exports it
         if copy:
             at = f"{found[2]}" if found else where
             raise DifferentiationError(
@@ -377,6 +381,26 @@ def _with_defaults(code: str, live, holders, copy: bool, where: str, needed: dic
         joined = first[: default.col_offset] + text.encode() + last[default.end_col_offset :]
         lines[default.lineno - 1 : default.end_lineno] = [joined.decode()]
     return "".join(lines)
+
+
+def _names_it(node, value, space) -> bool:
+    """``node`` is a name or dotted path that gives the function, class or module ``value`` itself (not
+    an object it makes: ``Cfg()``, ``rng.normal()``)."""
+    if not (inspect.isroutine(value) or isinstance(value, (type, types.ModuleType))):
+        return False
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return False
+    try:
+        obj = space[node.id]
+    except KeyError:
+        obj = getattr(builtins, node.id, _NONE)
+    for part in reversed(parts):
+        obj = getattr(obj, part, _NONE)
+    return obj is value
 
 
 def _default_spelling(param: str, value, holders):

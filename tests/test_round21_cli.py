@@ -117,6 +117,69 @@ def test_standalone_copies_literal_defaults(tmp_path):
     assert np.allclose(d.df_dx(x), 2 * x * 3.0)
 
 
+CALLEES = """\
+import numpy as np
+
+rng = np.random.default_rng(3)
+A = np.array([1.0, 2.0, -1.0])
+
+
+def layer(h, s=rng.normal(size=3)):
+    return np.tanh(h * s)
+
+
+def loss(x):
+    return np.sum(layer(x) ** 2)
+
+
+class Model:
+    def loss(self, x, w=rng.normal(size=3)):
+        return np.sum(np.sin(x * w))
+
+
+model = Model()
+
+
+def make(a=A * 2):
+    def inner(x, a=a):
+        return np.sum(np.tanh(x * a))
+
+    return inner
+
+
+f_local = make()
+"""
+
+
+@pytest.mark.parametrize(
+    "target, spelled, mode",
+    [
+        ("loss", "s=m22.layer.__defaults__[0]", "grad"),
+        ("loss", "s=m22.layer.__defaults__[0]", "jvp"),
+        ("model.loss", "w=m22.model.loss.__defaults__[0]", "grad"),
+        ("f_local", "a=m22.f_local.__defaults__[0]", "hessian"),
+    ],
+)
+def test_defaults_of_callees_methods_and_local_functions(tmp_path, monkeypatch, target, spelled, mode):
+    (tmp_path / "m22.py").write_text(CALLEES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("m22", None)
+    run([f"m22.py:{target}", "--mode", mode, "-o", "d22.py"], tmp_path, check_rc=0)
+    text = (tmp_path / "d22.py").read_text()
+    assert spelled in text and "rng.normal" not in text
+    m22 = importlib.import_module("m22")
+    d = load(tmp_path / "d22.py", "d22")
+    fn = next(v for k, v in vars(d).items() if callable(v) and getattr(v, "__module__", None) == "d22")
+    f = m22.model.loss if target == "model.loss" else getattr(m22, target)
+    x = np.array([0.3, -0.2, 0.5])
+    expected = {"grad": s2sad.grad, "jvp": s2sad.jvp, "hessian": s2sad.hessian}[mode](f)
+    args = (x, np.ones(3)) if mode == "jvp" else (x,)
+    assert np.allclose(fn(*args), expected(*args))
+    if mode == "grad":
+        assert np.allclose(fn(x), numeric_grad(f, [x], 0), atol=1e-6)
+    sys.modules.pop("m22", None)
+
+
 # ---- a logging method calling super().forward: the quiet copy knows the class ----------------------
 log = logging.getLogger("s2sad.tests.round21")
 
