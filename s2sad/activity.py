@@ -19,8 +19,10 @@ def _flows(program):
     pairs = []
     for rec in program.records.values():
         stmt = rec.stmt
-        if rec.kind == "for":
-            pairs.append((reads(stmt.iter), rec.targets))
+        if rec.kind == "for":  # (``for k in range(len(x))``: k is an index, it carries no derivative)
+            pairs.append(
+                ([r for r in reads(stmt.iter) if r not in _shape_only_reads(stmt.iter, program.ns)], rec.targets)
+            )
         elif rec.op is not None:
             if rec.kind == NONDIFF or rec.kind == SETITEM and rec.targets[0] in program.integral:
                 continue  # (a write into an integer or bool array truncates: it stores no derivative)
@@ -34,10 +36,11 @@ def _flows(program):
 
 
 def _shape_only_reads(stmt, ns) -> set[str]:
-    """Names the statement reads only through ``len(x)``, ``x.shape``, ``zeros_like(x)`` and the like
-    (the alias analysis's notion too): their values carry no derivative (``n = min(len(xs), len(ys))``)."""
-    nodes = shape_reads(stmt.value, ns.lookup)
-    loads = [n for n in walk(stmt.value) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    """Names the statement (or expression) reads only through ``len(x)``, ``x.shape``, ``zeros_like(x)`` and
+    the like (the alias analysis's notion too): their values carry no derivative (``n = min(len(xs), len(ys))``)."""
+    value = stmt.value if isinstance(stmt, gast.stmt) else stmt
+    nodes = shape_reads(value, ns.lookup)
+    loads = [n for n in walk(value) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
     return {n.id for n in nodes} - {n.id for n in loads if n not in nodes}
 
 

@@ -1258,6 +1258,9 @@ class _ANF:
                 k = gast.Name(id=self.names.fresh("k", Role.FLAG), ctx=gast.Store(), annotation=None, type_comment=None)
                 self.loop(node, rng, k, items + [(index, start or const(0), "offset")])
             return
+        if call and builtin is getattr(itertools, "pairwise", None):  # pairwise(xs): zip(xs, xs[1:])
+            self.pairwise_loop(node, it, target)
+            return
         if call == "zip" and builtin is zip and isinstance(target, gast.Tuple) and len(target.elts) == len(it.args):
             rng, items = self.sequence(it, target, node)
             k = name(self.names.fresh("k", Role.FLAG), gast.Store())
@@ -1463,6 +1466,18 @@ class _ANF:
             self.ns.scope.setdefault("expect_indexed", runtime.expect_indexed)  # a loop writing in place
             self.emit(gast.Expr(value=gast.Call(func=name("expect_indexed"), args=[seq], keywords=[])), node)
         return self.len_range(seq), [(target, seq, None)]
+
+    def pairwise_loop(self, node, it, target):
+        """``for a, b in itertools.pairwise(xs)``: ``for a, b in zip(xs, xs[1:])`` (xs evaluated once)."""
+        if len(it.args) != 1 or it.keywords or isinstance(it.args[0], gast.Starred):
+            raise self.error(it, "itertools.pairwise takes one iterable: pairwise(xs)")
+        if not (isinstance(target, gast.Tuple) and len(target.elts) == 2):
+            raise self.error(it, "iterate over itertools.pairwise as `for a, b in pairwise(xs)`")
+        seq = self.atom(it.args[0])
+        rest = gast.Subscript(value=seq, slice=gast.Slice(lower=const(1), upper=None, step=None), ctx=gast.Load())
+        rest = self.atom_of(rest, node)
+        k = name(self.names.fresh("k", Role.FLAG), gast.Store())
+        self.loop(node, self.len_range(rest), k, [(target.elts[0], seq, None), (target.elts[1], rest, None)])
 
     def user_result(self, it) -> bool:
         return isinstance(it, gast.Call) and is_user_function(self.ns.lookup(it.func))

@@ -232,9 +232,14 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
         functions = [_function(module, path, name) for name in names]
         derivatives = [_derive(fn, mode, _wrt(wrt)) for fn in functions]
         defs = _definitions(derivatives)
-        body = "\n\n\n".join(defs.values())
         needed = {}
-        for name in sorted(standalone.free_names(body) - set(defs)):
+        candidates = _default_holders(module, names, functions, derivatives)
+        for name in defs:
+            live = next((d.__s2sad_module__[name] for d in derivatives if name in d.__s2sad_module__), None)
+            if live is not None:
+                defs[name] = _with_defaults(defs[name], live, candidates, copy, _where(functions[0]), needed)
+        body = "\n\n\n".join(defs.values())
+        for name in sorted(standalone.free_names(body) - set(defs) - set(needed)):
             found = next((v for d in derivatives for v in [_generated_name(d, name)] if v is not _NONE), _NONE)
             if found is _NONE:
                 found = _default_named(derivatives, name)
@@ -348,6 +353,128 @@ def _generated_name(derivative, name: str):
             except KeyError:
                 continue
     return _NONE
+
+
+def _default_holders(module, names, functions, derivatives) -> list:
+    """(spelling, module, function) for the functions whose defaults the written module may read: the
+    targets (``m.loss``, ``m.Model.loss``) and the user functions the derivatives differentiate."""
+    out, seen = [], set()
+
+    def add(home, path):
+        obj = home
+        for part in path.split("."):
+            obj = getattr(obj, part, None)
+        fn = getattr(obj, "__func__", obj)
+        if hasattr(fn, "__code__") and id(fn) not in seen:
+            seen.add(id(fn))
+            out.append((f"{home.__name__}.{path}", home, fn))
+
+    for name in names:
+        add(module, name)
+    for derivative in derivatives:
+        for origin in derivative.__s2sad_origins__:
+            home = sys.modules.get(getattr(origin, "__module__", None) or "")
+            qualname = getattr(origin, "__qualname__", "")
+            if home is not None and "<" not in qualname:
+                add(home, qualname)
+    return out
+
+
+def _literal_text(value) -> str | None:
+    """``repr(value)`` when it reads back as the same literal (numbers, strings, None, tuples of those)."""
+    if not standalone.is_literal(value):
+        return None
+    text = repr(value)
+    try:
+        back = ast.literal_eval(text)
+    except (ValueError, SyntaxError):  # (nan, inf)
+        return None
+    return text if type(back) is type(value) and repr(back) == text else None
+
+
+def _with_defaults(code: str, live, holders, copy: bool, where: str, needed: dict) -> str:
+    """``code`` (a generated ``def``) with each default written as the object the derivative uses (the
+    user function's own default object, not its default expression evaluated again): a literal as
+    itself, any other object read from the function's ``__defaults__`` / ``__kwdefaults__``."""
+    node = ast.parse(code).body[0]
+    args = node.args
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults, live.__defaults__ or ()))
+    kw = live.__kwdefaults__ or {}
+    pairs += [(a, d, kw[a.arg]) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    edits = []
+    for arg, default, value in pairs:
+        text = _literal_text(value)
+        if text is not None:
+            try:
+                same = _literal_text(ast.literal_eval(default)) == text
+            except (ValueError, SyntaxError):
+                same = False
+            if not same:
+                edits.append((default, text))
+            continue
+        if _names_it(default, value, live.__globals__):  # act=np.tanh, a class, a module: written as it is
+            continue
+        found = _default_spelling(arg.arg, value, holders)
+        if found is None and isinstance(default, ast.Name):  # a lifted function's ``a=a``: the factory's
+            continue  # object, bound by that name (``_default_named``) or refused when no module exports it
+        if copy:
+            at = f"{found[2]}" if found else where
+            raise DifferentiationError(
+                f"{at}: --standalone cannot copy the default of '{arg.arg}' ({type(value).__name__}), an object "
+                "your program made; pass it as an argument, make it a literal, or drop --standalone"
+            )
+        if found is None:
+            raise DifferentiationError(
+                f"{where}: cannot write the default of '{arg.arg}' ({type(value).__name__}) of {live.__name__}: "
+                "no module-level function of your file holds it; pass it as an argument"
+            )
+        spelling, home, _ = found
+        if needed.setdefault(home.__name__, home) is not home:
+            raise DifferentiationError(f"{where}: the name '{home.__name__}' means two objects; rename one")
+        edits.append((default, spelling))
+    lines = code.splitlines(keepends=True)
+    for default, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
+        first, last = lines[default.lineno - 1].encode(), lines[default.end_lineno - 1].encode()
+        joined = first[: default.col_offset] + text.encode() + last[default.end_col_offset :]
+        lines[default.lineno - 1 : default.end_lineno] = [joined.decode()]
+    return "".join(lines)
+
+
+def _names_it(node, value, space) -> bool:
+    """``node`` is a name or dotted path that gives the function, class or module ``value`` itself (not
+    an object it makes: ``Cfg()``, ``rng.normal()``)."""
+    if not (inspect.isroutine(value) or isinstance(value, (type, types.ModuleType))):
+        return False
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return False
+    try:
+        obj = space[node.id]
+    except KeyError:
+        obj = getattr(builtins, node.id, _NONE)
+    for part in reversed(parts):
+        obj = getattr(obj, part, _NONE)
+    return obj is value
+
+
+def _default_spelling(param: str, value, holders):
+    """``(m.loss.__defaults__[0], module m, 'file:line:1')``: where ``value`` is the default of ``param``."""
+    for spelling, home, fn in holders:
+        code = fn.__code__
+        names = code.co_varnames[: code.co_argcount]
+        own = fn.__defaults__ or ()
+        at = f"{code.co_filename}:{code.co_firstlineno}:1"
+        if param in names[len(names) - len(own) :]:
+            index = names.index(param) - (len(names) - len(own))
+            if own[index] is value:
+                return f"{spelling}.__defaults__[{index}]", home, at
+        if (fn.__kwdefaults__ or {}).get(param, _NONE) is value:
+            return f"{spelling}.__kwdefaults__[{param!r}]", home, at
+    return None
 
 
 def _default_named(derivatives, name: str):

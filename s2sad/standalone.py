@@ -43,9 +43,9 @@ def is_runtime_helper(obj) -> bool:
     return inspect.isfunction(obj) and obj.__module__.startswith(runtime.__name__ + ".")
 
 
-def _is_literal(value) -> bool:
+def is_literal(value) -> bool:
     if isinstance(value, tuple):
-        return all(_is_literal(v) for v in value)
+        return all(is_literal(v) for v in value)
     return type(value) in _LITERALS
 
 
@@ -111,7 +111,7 @@ class _Provider:
             else:
                 self.out.imports.append(f"from {runtime.__name__} import {name}")
             return
-        if self.standalone and _is_literal(obj):
+        if self.standalone and is_literal(obj):
             helper_constant = getattr(home, "__name__", "").startswith(runtime.__name__ + ".")
             (self.out.helpers if helper_constant else self.out.constants).append(f"{name} = {obj!r}")
             return
@@ -139,7 +139,7 @@ class _Provider:
                 ),
                 None,
             )
-        if line is None and _is_literal(obj):  # a factory's default (``def f(x, a=a)``)
+        if line is None and is_literal(obj):  # a factory's default (``def f(x, a=a)``)
             self.out.constants.append(f"{name} = {obj!r}")
             return
         if line is None:
