@@ -189,6 +189,8 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
         result = unaliased(result, written, unwrap(fn), origins)
     if kind == "vjp":  # (after the check, which binds the seed by name)
         result = _seed_last(result, gen.seed, param_names(fn))
+    if kind == "jvp":
+        result = _tangents_last(result, param_names(fn))
     for f in {impl, result}:
         f.__s2sad_source__ = text
         f.__s2sad_impl__ = impl
@@ -265,6 +267,40 @@ def _seed_last(vjp_fn, seed: str, params):
     vjp_entry.__doc__ = vjp_fn.__doc__
     vjp_entry.__signature__ = sig
     return vjp_entry
+
+
+def _tangents_last(jvp_fn, params):
+    """``jvp(f)(*args, *tangents)``: the tangents are the last positional arguments, also when ``f`` has
+    defaults, which the generated function puts after its tangents (``jvp_g(x, dx, a=2.0)``: a call
+    ``(x, 3.0, dx)`` took 3.0 for the tangent and dx for ``a``)."""
+    sig = inspect.signature(jvp_fn)
+    names = list(sig.parameters)
+    tangents = [n for n in names if n not in params]
+    if not tangents or all(n in tangents for n in names[names.index(tangents[0]) :]):
+        return jvp_fn  # the tangents are last already
+    if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in sig.parameters.values()):
+        return jvp_fn
+    keyword_only = inspect.Parameter.KEYWORD_ONLY
+    positional = [n for n in names if n not in tangents and sig.parameters[n].kind is not keyword_only]
+    k = len(tangents)
+
+    def jvp_entry(*args, **kwargs):
+        if any(t in kwargs for t in tangents):
+            given = dict(zip(positional, args))
+        else:
+            if len(args) < k:
+                raise TypeError(f"{jvp_fn.__name__}() needs the tangents as its last {k} positional argument(s)")
+            given = dict(zip(positional, args[: len(args) - k]))
+            given.update(zip(tangents, args[len(args) - k :]))
+            if len(args) - k > len(positional):
+                raise TypeError(f"{jvp_fn.__name__}() takes {len(positional)} arguments and {k} tangent(s)")
+        return jvp_fn(**given, **kwargs)
+
+    jvp_entry.__name__ = jvp_fn.__name__
+    jvp_entry.__qualname__ = jvp_fn.__qualname__
+    jvp_entry.__doc__ = jvp_fn.__doc__
+    jvp_entry.__signature__ = sig
+    return jvp_entry
 
 
 def _entry(kind: str, doc: str):
