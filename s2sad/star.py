@@ -678,10 +678,10 @@ def typed_arguments(fn, args: list, keywords: dict, ns):
     return types.view(mapping) if mapping else None
 
 
-def method_of(cls, attr):
-    """The user function ``obj.attr(...)`` calls for an object of class ``cls`` (a plain function in
-    the class or a base), and the class dicts to check: ``(function, [(class dict, attr, entry)])``."""
-    from .primitives import is_user_function
+def _class_entry(cls, attr):
+    """The first entry for ``attr`` along ``cls``'s MRO, and the class dicts to check (``[(class dict, attr,
+    entry)]`` up to it): ``(entry, checks)``, the entry MISSING where no class has one; None where the class
+    looks attributes up its own way."""
     from .resolve import MISSING
 
     if cls.__getattribute__ not in (object.__getattribute__, tuple.__getattribute__):  # (a NamedTuple's)
@@ -691,9 +691,18 @@ def method_of(cls, attr):
         entry = c.__dict__.get(attr, MISSING)
         checks.append((c.__dict__, attr, entry))
         if entry is not MISSING:
-            if isinstance(entry, types.FunctionType) and is_user_function(entry):
-                return entry, checks
-            return None
+            return entry, checks
+    return MISSING, checks
+
+
+def method_of(cls, attr):
+    """The user function ``obj.attr(...)`` calls for an object of class ``cls`` (a plain function in
+    the class or a base), and the class dicts to check: ``(function, [(class dict, attr, entry)])``."""
+    from .primitives import is_user_function
+
+    found = _class_entry(cls, attr)
+    if found is not None and isinstance(found[0], types.FunctionType) and is_user_function(found[0]):
+        return found
     return None
 
 
@@ -701,38 +710,23 @@ def static_of(cls, attr):
     """For ``obj.attr(...)`` whose class has a staticmethod or classmethod of user code there: ``(function,
     checks, takes_class)``; else None."""
     from .primitives import is_user_function
-    from .resolve import MISSING
 
-    if cls.__getattribute__ not in (object.__getattribute__, tuple.__getattribute__):  # (a NamedTuple's)
+    found = _class_entry(cls, attr)
+    if found is None or not isinstance(found[0], (staticmethod, classmethod)):
         return None
-    checks = []
-    for c in cls.__mro__:
-        entry = c.__dict__.get(attr, MISSING)
-        checks.append((c.__dict__, attr, entry))
-        if entry is not MISSING:
-            if isinstance(entry, (staticmethod, classmethod)) and is_user_function(entry.__func__):
-                return entry.__func__, checks, isinstance(entry, classmethod)
-            return None
-    return None
+    entry, checks = found
+    return (entry.__func__, checks, isinstance(entry, classmethod)) if is_user_function(entry.__func__) else None
 
 
 def static_rule_of(cls, attr):
     """For ``obj.attr(...)`` whose class has ``attr = staticmethod(np.tanh)``, a primitive with a rule:
     ``(primitive, checks)``; else None."""
-    from .resolve import MISSING
     from .rules.registry import lookup
 
-    if cls.__getattribute__ not in (object.__getattribute__, tuple.__getattribute__):
+    found = _class_entry(cls, attr)
+    if found is None or not isinstance(found[0], staticmethod) or lookup(found[0].__func__) is None:
         return None
-    checks = []
-    for c in cls.__mro__:
-        entry = c.__dict__.get(attr, MISSING)
-        checks.append((c.__dict__, attr, entry))
-        if entry is not MISSING:
-            if isinstance(entry, staticmethod) and lookup(entry.__func__) is not None:
-                return entry.__func__, checks
-            return None
-    return None
+    return found[0].__func__, found[1]
 
 
 def specialize_tree(parsed, spec: Specialized) -> None:
