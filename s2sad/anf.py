@@ -32,7 +32,7 @@ from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
 from .checkpointing import checkpoint
 from .errors import DifferentiationError, Location
-from .ir import copy_tree, out_arguments, targets, walk, walk_stmts
+from .ir import copy_tree, is_dict_view, out_arguments, targets, walk, walk_stmts
 from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import call_writes
 from .primitives import is_user_function
@@ -716,13 +716,7 @@ class _ANF:
         from .star import typed_object
 
         it, view = node.iter, None
-        if (
-            isinstance(it, gast.Call)
-            and isinstance(it.func, gast.Attribute)
-            and it.func.attr in ("keys", "values", "items")
-            and not it.args
-            and not it.keywords
-        ):
+        if is_dict_view(it):
             it, view = it.func.value, it.func.attr  # for block in model.blocks.values()
         path = self.typed_path(it)
         types = self.ns.fn.__s2sad_types__ if path is not None else None
@@ -1390,15 +1384,7 @@ class _ANF:
 
     def dict_view(self, it):
         """``d.items()``, ``d.keys()``, ``d.values()`` of a local value: (the dict's atom, which); else None."""
-        if (
-            isinstance(it, gast.Call)
-            and isinstance(it.func, gast.Attribute)
-            and it.func.attr in ("items", "keys", "values")
-            and not it.args
-            and not it.keywords
-            and isinstance(it.func.value, gast.Name)
-            and it.func.value.id in self.ns.locals
-        ):
+        if is_dict_view(it) and isinstance(it.func.value, gast.Name) and it.func.value.id in self.ns.locals:
             return self.load(it.func.value), it.func.attr
         return None
 

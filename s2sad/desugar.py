@@ -32,7 +32,7 @@ import gast
 import numpy as np
 
 from . import runtime, star
-from .ir import copy_tree, out_arguments, walk
+from .ir import copy_tree, is_dict_view, out_arguments, walk
 from .naming import Names, all_names, assign, const, name
 from .resolve import MISSING, dotted
 
@@ -573,15 +573,7 @@ def _partial_spelled_out(call, partial):
 
 def _global_dict_view(it, ns) -> bool:
     """``G.items()``, ``G.keys()`` or ``G.values()`` of a name f does not bind."""
-    return (
-        isinstance(it, gast.Call)
-        and isinstance(it.func, gast.Attribute)
-        and it.func.attr in _DICT_METHODS
-        and not it.args
-        and not it.keywords
-        and isinstance(it.func.value, gast.Name)
-        and it.func.value.id not in ns.locals
-    )
+    return is_dict_view(it) and isinstance(it.func.value, gast.Name) and it.func.value.id not in ns.locals
 
 
 def _dict_parameters(tree) -> set[str]:

@@ -153,6 +153,17 @@ def _pure_call(call) -> bool:
     return isinstance(f, gast.Name) and f.id in _PURE_HELPERS
 
 
+def is_dict_view(node) -> bool:
+    """``d.items()``, ``d.keys()`` or ``d.values()`` of any ``d`` (``for block in model.blocks.values()``)."""
+    return (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and node.func.attr in ("items", "keys", "values")
+        and not node.args
+        and not node.keywords
+    )
+
+
 def is_pop(value) -> bool:
     """``lst.pop()`` (a list used as a stack, as in s2sad's own generated code)."""
     return (

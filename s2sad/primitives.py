@@ -223,14 +223,20 @@ def _call(call, stmt, ns: Namespace) -> Op:
     return _with_rule(obj, stmt, args, keywords, path)
 
 
+def _typed_receiver(func, ns):
+    """For ``p.name`` with ``p`` a name of an object whose class is known (:mod:`star`): ``(path, types,
+    class)``; ``(None, None, None)`` otherwise."""
+    if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name):
+        return None, None, None
+    path = typed_path(func.value.id, ns)
+    types = ns.fn.__s2sad_types__ if path is not None else None
+    return path, types, None if types is None else types.get(path)
+
+
 def _typed_method(func, ns, stmt):
     """For ``p.name(...)`` where the class of the object ``p`` holds is known (a parameter, ``model.layer``:
     :mod:`star`): the user function it calls and the class dicts to check; else None."""
-    if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name):
-        return None
-    path = typed_path(func.value.id, ns)
-    types = ns.fn.__s2sad_types__ if path is not None else None
-    cls = None if types is None else types.get(path)
+    path, types, cls = _typed_receiver(func, ns)
     found = None if cls is None else method_of(cls, func.attr)
     if found is not None:
         types.method(path, func.attr, ns.loc.of(stmt) if getattr(ns, "loc", None) else "?")
@@ -252,11 +258,7 @@ def _typed_method(func, ns, stmt):
 def _typed_static_rule(func, ns, stmt):
     """For ``p.act(...)`` where the class of ``p`` is known and has ``act = staticmethod(np.tanh)``: the
     primitive (the class dicts checked on each call, and that ``p`` does not hide it); else None."""
-    if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name):
-        return None
-    path = typed_path(func.value.id, ns)
-    types = ns.fn.__s2sad_types__ if path is not None else None
-    cls = None if types is None else types.get(path)
+    path, types, cls = _typed_receiver(func, ns)
     found = None if cls is None else static_rule_of(cls, func.attr)
     if found is None:
         return None

@@ -26,6 +26,7 @@ import numpy as np
 
 from .callables import FunctionLike
 from .errors import DifferentiationError
+from .ir import is_dict_view
 
 VAR_POS, VAR_KW = inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD
 
@@ -179,13 +180,13 @@ def _receivers(fn) -> tuple[str, ...]:
         target, value = (n.target, n.iter) if isinstance(n, gast.For) else (None, None)
         if isinstance(n, gast.Assign) and len(n.targets) == 1:
             target, value = n.targets[0], n.value
-        if isinstance(target, gast.Tuple) and len(target.elts) == 2 and _dict_view(value):
+        if isinstance(target, gast.Tuple) and len(target.elts) == 2 and is_dict_view(value):
             target = target.elts[1]  # for k, block in model.blocks.items()
         if isinstance(target, gast.Name) and counts.get(target.id) == 1 and target.id not in params:
             reached[target.id] = value
 
     def root(node, depth=0):
-        while isinstance(node, (gast.Attribute, gast.Subscript)) or _dict_view(node):
+        while isinstance(node, (gast.Attribute, gast.Subscript)) or is_dict_view(node):
             node = node.func.value if isinstance(node, gast.Call) else node.value
         if not isinstance(node, gast.Name) or depth > 8:
             return None
@@ -316,17 +317,6 @@ def _is_object(globals_, name) -> bool:
         obj is not None
         and not isinstance(obj, (type, types.ModuleType, types.FunctionType, types.MethodType))
         and module not in ("builtins", "numpy", "s2sad", "math", "scipy", "functools", "typing", "collections")
-    )
-
-
-def _dict_view(node) -> bool:
-    """``d.values()``, ``d.keys()`` or ``d.items()`` (for block in model.blocks.values())."""
-    return (
-        isinstance(node, gast.Call)
-        and isinstance(node.func, gast.Attribute)
-        and node.func.attr in ("keys", "values", "items")
-        and not node.args
-        and not node.keywords
     )
 
 

@@ -5,8 +5,6 @@ again), and the blind tester's other findings (a logging method's ``super()``, j
 import importlib.util
 import itertools
 import logging
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import pytest
 
 import s2sad
 from tests.fd import numeric_grad
+from tests.test_cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,14 +36,6 @@ def loss(x, w=rng.normal(size=3), s=SCALE, n=2, tag="t", *, cfg=Cfg(), k=(1, 2.5
 """
 
 MODES = ["grad", "value_and_grad", "vjp", "jvp", "hessian", "jacobian"]
-
-
-def run(args, cwd, check_rc=None):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    result = subprocess.run([sys.executable, "-m", "s2sad", *args], cwd=cwd, env=env, capture_output=True, text=True)
-    if check_rc is not None:
-        assert result.returncode == check_rc, result.stderr
-    return result
 
 
 def load(path, name):
