@@ -26,13 +26,13 @@ import types
 from dataclasses import dataclass
 
 import gast
-import numpy as np
 
 from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
 from .checkpointing import checkpoint
 from .errors import DifferentiationError, Location
-from .ir import copy_tree, is_dict_view, out_arguments, targets, walk, walk_stmts
+from .ir import out_arguments, targets, walk, walk_stmts
+from .loop_sources import LoopSources, _copy, _len
 from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import call_writes
 from .primitives import is_user_function
@@ -170,7 +170,7 @@ def _mapping_params(tree) -> set[str]:
     return (read & params) - stored
 
 
-class _ANF:
+class _ANF(LoopSources):
     def __init__(self, tree: gast.FunctionDef, ns: Namespace, loc: Location, names: Names, private=()):
         self.ns = ns
         self.loc = loc
@@ -710,60 +710,6 @@ class _ANF:
         self.check_callee_writes(obj, node, args, kws)
         return gast.Call(func=self.rename_loads(func), args=args, keywords=kws)
 
-    def unrolled(self, node) -> bool:
-        """``for layer in model.layers`` over a list or tuple of objects of different classes (:mod:`star`):
-        written out, ``layer = model.layers[0]``, then the body, and so on, so each call is typed."""
-        from .star import typed_object
-
-        it, view = node.iter, None
-        if is_dict_view(it):
-            it, view = it.func.value, it.func.attr  # for block in model.blocks.values()
-        path = self.typed_path(it)
-        types = self.ns.fn.__s2sad_types__ if path is not None else None
-        seq = None if types is None else typed_object(self.ns.fn, path)
-        if type(seq) is dict:
-            return self.unrolled_dict(node, it, view, path, types, seq)
-        if view is not None:
-            return False
-        if not isinstance(seq, (list, tuple)) or seq and types.items_alike(path):
-            return False  # (items alike: one loop body serves every item)
-        if seq and any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in walk(node)) or len(seq) > 64:
-            return False  # (no items: the body never runs)
-        types.length(path)
-        for k in range(len(seq)):
-            item = gast.Subscript(value=_copy(node.iter), slice=const(k), ctx=gast.Load())
-            first = gast.copy_location(gast.Assign(targets=[_copy(node.target)], value=item, type_comment=None), node)
-            self.stmts([first, *(_copy(s) for s in node.body)])
-        return True
-
-    def unrolled_dict(self, node, it, view, path, types, d) -> bool:
-        """``for k in model.blocks`` (``.keys()``, ``.values()``, ``.items()``) over a dict of a known
-        object: written out key by key (``k = 'a'``, the body with ``model.blocks[k]`` read as
-        ``model.blocks['a']``), so each call is typed; the derivative is for those keys."""
-        if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in walk(node)) or len(d) > 64:
-            return False
-        if not all(isinstance(k, str) and SAFE_KEY.fullmatch(k) for k in d):
-            return False
-        types.keys(path)
-        stored = {
-            n.id for s in node.body for n in walk(s) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
-        }
-        for key in d:
-            item = gast.Subscript(value=_copy(it), slice=const(key), ctx=gast.Load())
-            value = {None: const(key), "keys": const(key), "values": item}.get(view)
-            if view == "items":
-                value = gast.Tuple(elts=[const(key), item], ctx=gast.Load())
-            first = gast.copy_location(gast.Assign(targets=[_copy(node.target)], value=value, type_comment=None), node)
-            body = [_copy(s) for s in node.body]
-            keys = {n.id for n in walk(node.target) if isinstance(n, gast.Name)} - stored
-            if view in (None, "keys", "items"):
-                for n in (n for s in body for n in walk(s)):  # model.blocks[k]: model.blocks['a']
-                    if isinstance(n, gast.Subscript) and isinstance(n.slice, gast.Name) and n.slice.id in keys:
-                        if view != "items" or n.slice.id == getattr(node.target.elts[0], "id", None):
-                            n.slice = const(key)
-            self.stmts([first, *body])
-        return True
-
     def stored_callable(self, func):
         """For ``p.attr`` with ``p`` of a known class (:mod:`star`) whose ``attr`` is an object stored
         on it (a callable instance, a function, a bound method), not its class's method: that object."""
@@ -1287,187 +1233,6 @@ class _ANF:
         k = name(self.names.fresh("i", Role.FLAG), gast.Store())
         self.loop(node, rng, k, items)
 
-    def listed(self, it, loop) -> bool:
-        """Whether ``for v in it`` must index ``list(it)``: what iterating ``it`` gives is not what
-        indexing it by position gives, or may not be (a dict's keys, a set's elements, an iterator's
-        items: a dict or set display, a global or an attribute that is not an array, ``itertools``,
-        ``set(...)``, ``d.keys()`` of a global dict, a local bound to one of these), or whose type is known
-        only at run time (a user function's result, an attribute of a parameter of no known class) and
-        the loop only reads (``list(it)`` holds its items, not the memory a write would change)."""
-        if isinstance(it, gast.Call):
-            fn = self.ns.lookup(it.func)
-            endless = fn in (itertools.count, itertools.cycle) or fn is itertools.repeat and len(it.args) < 2
-            if endless and not any(k.arg == "times" for k in it.keywords):
-                raise self.error(
-                    it, f"iterating over the endless {dotted(it.func)}(...) is not supported; use range or a while loop"
-                )
-            if is_user_function(fn):  # its result's type is known only at run time
-                return self.reads_only(loop)
-        if isinstance(it, gast.Name) and it.id in self.ns.locals:  # d = ORDER, d = make(x): for k in d
-            kind = self.unindexed.get(self.load(it).id)
-            return kind == "not" or kind == "maybe" and self.reads_only(loop)
-        if isinstance(it, gast.Attribute) and dotted(it) is not None and self.typed_path(it) is None:
-            root = dotted(it).split(".")[0]
-            if root in self.ns.locals:  # an attribute of a parameter of no known class
-                return root in self.params and self.reads_only(loop)
-        return self.not_indexed(it)
-
-    def not_indexed(self, it) -> bool:
-        """Whether ``it`` may be a value whose items are not ``it[0], it[1], ...`` (see ``listed``); a
-        user function's result, whose type is known only at run time, may be."""
-        if isinstance(it, (gast.Dict, gast.Set, gast.DictComp, gast.SetComp)):
-            return True
-        if isinstance(it, gast.Call):
-            fn = self.ns.lookup(it.func)
-            owner = getattr(fn, "__self__", None)
-            return (
-                fn in (set, frozenset, dict)
-                or getattr(fn, "__module__", None) == "itertools"
-                or isinstance(owner, (dict, set, frozenset))
-                or is_user_function(fn)
-            )
-        if isinstance(it, gast.Name) and it.id not in self.ns.locals:
-            value = self.ns.user_value(it.id)
-            return value is not MISSING and not isinstance(value, (np.ndarray, list, tuple, range, str))
-        if isinstance(it, gast.Attribute) and dotted(it) is not None:
-            root = dotted(it).split(".")[0]
-            path = self.typed_path(it)
-            if root not in self.ns.locals:
-                value = self.ns.lookup(it)
-            elif path is not None:
-                from .star import typed_object
-
-                value = typed_object(self.ns.fn, path)
-            else:
-                return False
-            return value is not MISSING and not isinstance(value, (np.ndarray, list, tuple, range, str))
-        return False
-
-    def may_be_a_dict(self, it, loop) -> bool:
-        """``for k in d`` over a parameter ``d`` or its attribute (its type is known only at run time)
-        whose body writes into nothing, or over a dict attribute of an object of a known class."""
-        from .star import typed_object
-
-        if self.ns.lookup_name("list") is not builtins.list:
-            return False
-        path = self.typed_path(it)
-        if path is not None and type(typed_object(self.ns.fn, path)) is dict:
-            self.ns.fn.__s2sad_types__.get(path)  # (recorded: the derivative is for a dict there)
-            return True  # for k in model.blocks: its keys, which no write changes
-        root = it
-        while isinstance(root, gast.Attribute):  # for k in model.params: the object's dict, or a list
-            root = root.value
-        if not (isinstance(root, gast.Name) and root.id in self.params and self.load(root).id == root.id):
-            return False
-        return self.reads_only(loop)
-
-    def reads_only(self, loop) -> bool:
-        """The loop writes into nothing and calls no method or local function (``list(d)`` holds d's
-        items, not the memory a write would change)."""
-        if self.ns.lookup_name("list") is not builtins.list:
-            return False
-        for n in walk(loop):
-            if (
-                isinstance(n, gast.AugAssign)
-                or isinstance(n, (gast.Subscript, gast.Attribute))
-                and not isinstance(n.ctx, gast.Load)
-            ):
-                return False
-            if (
-                isinstance(n, gast.Call)
-                and isinstance(n.func, gast.Attribute)
-                and dotted(n.func) is None
-                or (isinstance(n, gast.Call) and dotted(n.func) and dotted(n.func).split(".")[0] in self.ns.locals)
-            ):
-                return False
-        return True
-
-    def dict_view(self, it):
-        """``d.items()``, ``d.keys()``, ``d.values()`` of a local value: (the dict's atom, which); else None."""
-        if is_dict_view(it) and isinstance(it.func.value, gast.Name) and it.func.value.id in self.ns.locals:
-            return self.load(it.func.value), it.func.attr
-        return None
-
-    def iterates_keys(self, it, loop) -> bool:
-        """``for k in d`` over a dict: ``d`` is a dict f built, or the loop reads ``d[k]``."""
-        if not isinstance(it, gast.Name) or it.id not in self.ns.locals:
-            return False
-        if self.load(it).id in self.dicts:
-            return True
-        key = loop.target.id if isinstance(loop.target, gast.Name) else None
-        return key is not None and any(
-            isinstance(n, gast.Subscript)
-            and isinstance(n.value, gast.Name)
-            and n.value.id == it.id
-            and isinstance(n.slice, gast.Name)
-            and n.slice.id == key
-            for s in loop.body
-            for n in walk(s)
-        )
-
-    def sequence(self, it, target, node):
-        """What ``for target in it`` binds, as ``range(n)`` and (item target, sequence, how) triples
-        indexed by the loop's counter: zip's sequences side by side (n is the shortest length), a dict's
-        keys (``for k in d``, ``d.keys()``), its items or its values (``d[k]`` for each key)."""
-        call = dotted(it.func) if isinstance(it, gast.Call) else None
-        if (
-            call == "zip"
-            and self.ns.lookup(it.func) is zip
-            and isinstance(target, gast.Tuple)
-            and len(target.elts) == len(it.args)
-            and all(k.arg == "strict" for k in it.keywords)
-        ):
-            parts = [self.sequence(a, t, node) for t, a in zip(target.elts, it.args)]
-            n = self.names.temp()
-            lengths = [rng.args[0] for rng, _ in parts]
-            if it.keywords:  # zip(..., strict=s): zip_length raises as zip does
-                self.ns.scope.setdefault("zip_length", runtime.zip_length)
-                strict = [gast.keyword(arg="strict", value=self.atom(it.keywords[0].value))]
-                self.emit(assign(n, gast.Call(func=name("zip_length"), args=lengths, keywords=strict)), node)
-            else:
-                self.emit(assign(n, gast.Call(func=name("min"), args=lengths, keywords=[])), node)
-            return gast.Call(func=name("range"), args=[name(n)], keywords=[]), [i for _, items in parts for i in items]
-        view = self.dict_view(it)
-        if view is not None or self.iterates_keys(it, node):
-            d, which = view if view is not None else (self.load(it), "keys")
-            self.ns.scope.setdefault("keys_of", runtime.keys_of)
-            keys = self.atom_of(gast.Call(func=name("keys_of"), args=[d], keywords=[]), node)
-            if which == "keys":
-                items = [(target, keys, None)]
-            elif which == "values":
-                items = [(target, keys, ("value", d))]
-            elif isinstance(target, gast.Tuple) and len(target.elts) == 2:
-                items = [(target.elts[0], keys, None), (target.elts[1], keys, ("value", d))]
-            else:
-                raise self.error(it, "iterate over d.items() as `for key, value in d.items()`")
-            return self.len_range(keys), items
-        seq = self.atom(it)
-        if self.listed(it, node):
-            seq = self.atom_of(gast.Call(func=name("list"), args=[seq], keywords=[]), node)
-        elif (
-            isinstance(seq, gast.Name)
-            and (self.unindexed.get(seq.id) == "maybe" or isinstance(it, gast.Name) and it.id in self.params)
-            or self.user_result(it)
-        ):  # for row in a: row += v over a parameter (a dict's keys would be read as a[0], a[1], ...)
-            self.ns.scope.setdefault("expect_indexed", runtime.expect_indexed)  # a loop writing in place
-            self.emit(gast.Expr(value=gast.Call(func=name("expect_indexed"), args=[seq], keywords=[])), node)
-        return self.len_range(seq), [(target, seq, None)]
-
-    def pairwise_loop(self, node, it, target):
-        """``for a, b in itertools.pairwise(xs)``: ``for a, b in zip(xs, xs[1:])`` (xs evaluated once)."""
-        if len(it.args) != 1 or it.keywords or isinstance(it.args[0], gast.Starred):
-            raise self.error(it, "itertools.pairwise takes one iterable: pairwise(xs)")
-        if not (isinstance(target, gast.Tuple) and len(target.elts) == 2):
-            raise self.error(it, "iterate over itertools.pairwise as `for a, b in pairwise(xs)`")
-        seq = self.atom(it.args[0])
-        rest = gast.Subscript(value=seq, slice=gast.Slice(lower=const(1), upper=None, step=None), ctx=gast.Load())
-        rest = self.atom_of(rest, node)
-        k = name(self.names.fresh("k", Role.FLAG), gast.Store())
-        self.loop(node, self.len_range(rest), k, [(target.elts[0], seq, None), (target.elts[1], rest, None)])
-
-    def user_result(self, it) -> bool:
-        return isinstance(it, gast.Call) and is_user_function(self.ns.lookup(it.func))
-
     def checkpoint_loop(self, node, it):
         """``for t in s2sad.checkpoint(iterable, every=k)``: the loop over ``iterable``, marked."""
         if self.depth > 0:
@@ -1486,9 +1251,6 @@ class _ANF:
         self._checkpoint = every
         inner = gast.For(target=node.target, iter=bound.arguments["iterable"], body=node.body, orelse=node.orelse)
         self.s_For(gast.copy_location(inner, node))
-
-    def len_range(self, seq):
-        return gast.Call(func=name("range"), args=[_len(seq)], keywords=[])
 
     def loop(self, node, iter_value, target, items):
         """Emit ``for target in iter_value`` whose body first binds each (item target, sequence) element."""
@@ -1628,10 +1390,6 @@ def _strip_returns(stmts):
     return out
 
 
-def _len(seq):
-    return gast.Call(func=name("len"), args=[seq], keywords=[])
-
-
 def jumps(stmts) -> str:
     """'always' if every path through ``stmts`` ends in break/continue/return, 'never' if none does,
     else 'maybe' (only ``if``s are looked into, not loops)."""
@@ -1704,10 +1462,6 @@ _UNSUPPORTED = {
     "ImportFrom": "import statements inside a differentiated function are not supported; import at module level",
     "Match": "match statements are not supported yet; use if/elif",
 }
-
-
-def _copy(node):
-    return copy_tree(node)
 
 
 def _source(node) -> str:
