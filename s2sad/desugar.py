@@ -70,9 +70,56 @@ def _needs_work(tree, ns) -> bool:
                 return True
             if isinstance(n.func, gast.Attribute) and n.func.attr in _METHODS:
                 return True
-            if _is_hypot_n(n, ns):
+            if _is_hypot_n(n, ns) or _spelled_call(n, ns) is not None:
                 return True
+    if _mapping_method_params(tree):
+        return True
     return False
+
+
+# ufunc methods spelled as the NumPy function that computes the same (``np.add.reduce(x)`` is
+# ``np.sum(x, axis=0)``: the method's axis defaults to 0, the function's to None)
+_UFUNC_METHODS = {
+    ("add", "reduce"): "sum",
+    ("multiply", "reduce"): "prod",
+    ("maximum", "reduce"): "max",
+    ("minimum", "reduce"): "min",
+    ("add", "accumulate"): "cumsum",
+    ("multiply", "accumulate"): "cumprod",
+}
+
+
+def _spelled_call(call, ns):
+    """``divmod(a, b)`` as ``(a // b, a % b)`` (what Python computes, for ints and floats), and the
+    ufunc methods of ``_UFUNC_METHODS`` as their NumPy function with ``axis=0`` unless given; None for
+    other calls."""
+    if not isinstance(call, gast.Call) or any(isinstance(a, gast.Starred) for a in call.args):
+        return None
+    fn = ns.lookup(call.func)
+    if fn is builtins.divmod and len(call.args) == 2 and not call.keywords:
+        a, b = call.args
+        return gast.Tuple(
+            elts=[
+                gast.BinOp(left=a, op=gast.FloorDiv(), right=b),
+                gast.BinOp(left=copy_tree(a), op=gast.Mod(), right=copy_tree(b)),
+            ],
+            ctx=gast.Load(),
+        )
+    owner = getattr(fn, "__self__", None)
+    if not isinstance(owner, np.ufunc) or not isinstance(call.func, gast.Attribute):
+        return None
+    spelled = _UFUNC_METHODS.get((owner.__name__, call.func.attr))
+    if spelled is None or getattr(np, owner.__name__, None) is not owner or not call.args:
+        return None
+    if len(call.args) > 2 or any(k.arg not in ("axis", "dtype", "keepdims") for k in call.keywords):
+        return None  # out=, initial=, where=: refused as before
+    keywords = list(call.keywords)
+    if len(call.args) == 2:
+        keywords.append(gast.keyword(arg="axis", value=call.args[1]))
+    elif not any(k.arg == "axis" for k in keywords):
+        keywords.append(gast.keyword(arg="axis", value=gast.Constant(value=0, kind=None)))
+    func = gast.Attribute(value=name("np"), attr=spelled, ctx=gast.Load())
+    return gast.Call(func=func, args=[call.args[0]], keywords=keywords)
 
 
 def _is_hypot_n(call, ns) -> bool:
@@ -108,6 +155,8 @@ class _Desugar:
         self.added: set[str] = set()
         self.root = None  # the expression being desugared: a walrus must not be read before it
         self.dict_params = _dict_parameters(tree)
+        self.mapping_params = _mapping_method_params(tree)
+        self.iterated = {id(n.iter) for n in walk(tree) if isinstance(n, (gast.For, gast.comprehension))}
         self.tuples, self.dicts = star.known_tuples(tree), star.known_dicts(tree)  # f(*t), f(**d), d.get
 
     def fresh(self, base: str) -> str:
@@ -355,10 +404,17 @@ class _Desugar:
                 return self.extremum(callee, args, pre, stmt)
             if callee is math.hypot and _is_hypot_n(node, self.ns):
                 return self.hypot(node)
+            spelled = _spelled_call(node, self.ns)
+            if spelled is not None:
+                self.ns.scope.setdefault("np", np)
+                return self.expr(spelled, pre, stmt, test)
             pairs = self.pairs(callee, node)
             if pairs is not None:
                 return self.comprehension(pairs, pre, stmt)
             method = node.func.attr if isinstance(node.func, gast.Attribute) else None
+            spelled = self.mapping_method(node, method, pre, stmt)
+            if spelled is not None:
+                return self.expr(spelled, pre, stmt, test)
             if method in _METHODS and _is_local_value(node.func.value, self.ns):
                 helper = _METHODS[method]
                 self.ns.scope.setdefault(helper, getattr(runtime, helper))
@@ -388,6 +444,39 @@ class _Desugar:
             elif isinstance(value, gast.expr):
                 setattr(node, field, self.expr(value, pre, stmt))
         return node
+
+    def mapping_method(self, call, method, pre, stmt):
+        """``d.values()``, ``d.items()``, ``d.keys()`` and ``d.get(k, default)`` of a dict parameter
+        where the value is used (not a loop's iterable, which anf follows as it is): the list a
+        comprehension builds (``[v for v in d.values()]``) and ``d[k] if k in d else default``; the
+        generated code first checks that ``d`` is a dict (``expect_dict``). None for other calls."""
+        d = call.func.value if method is not None else None
+        if not (isinstance(d, gast.Name) and d.id in self.mapping_params) or id(call) in self.iterated:
+            return None
+        if any(isinstance(a, gast.Starred) for a in call.args) or call.keywords:
+            return None
+        if method in ("values", "items", "keys") and not call.args:
+            key, value = self.fresh("key"), self.fresh("value")
+            target = {"values": name(value, gast.Store()), "keys": name(key, gast.Store())}.get(method)
+            elt = {"values": name(value), "keys": name(key)}.get(method)
+            if method == "items":
+                target = gast.Tuple(elts=[name(key, gast.Store()), name(value, gast.Store())], ctx=gast.Store())
+                elt = gast.Tuple(elts=[name(key), name(value)], ctx=gast.Load())
+            self.iterated.add(id(call))
+            gen = gast.comprehension(target=target, iter=call, ifs=[], is_async=0)
+            spelled = gast.ListComp(elt=elt, generators=[gen])
+        elif method == "get" and 1 <= len(call.args) <= 2:
+            key = self.atom(call.args[0], pre, stmt)
+            default = self.atom(call.args[1], pre, stmt) if len(call.args) == 2 else const(None)
+            item = gast.Subscript(value=name(d.id), slice=copy_tree(key), ctx=gast.Load())
+            test = gast.Compare(left=copy_tree(key), ops=[gast.In()], comparators=[name(d.id)])
+            spelled = gast.IfExp(test=test, body=item, orelse=default)
+        else:
+            return None
+        self.ns.scope.setdefault("expect_dict", runtime.expect_dict)
+        check = gast.Call(func=name("expect_dict"), args=[name(d.id), const(f"{d.id}.{method}()")], keywords=[])
+        pre.append(_located(gast.Expr(value=check), stmt))
+        return spelled
 
     def dict_loop(self, it):
         """The iterable of a ``for``: ``d.keys()`` for a parameter ``d`` that f uses as a dict
@@ -599,6 +688,23 @@ def _dict_parameters(tree) -> set[str]:
             out.add(held.id)
     loops = {n.iter.id for n in walk(tree) if isinstance(n, gast.For) and isinstance(n.iter, gast.Name)}
     return (out & params & loops) - stored
+
+
+def _mapping_method_params(tree) -> set[str]:
+    """Parameters f never rebinds and calls ``.values()``, ``.items()``, ``.keys()`` or ``.get()`` on:
+    dicts, checked when the derivative runs."""
+    args = tree.args
+    params = {a.id for a in args.args + args.kwonlyargs + getattr(args, "posonlyargs", [])}
+    stored = {n.id for n in walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+    used = {
+        n.func.value.id
+        for n in walk(tree)
+        if isinstance(n, gast.Call)
+        and isinstance(n.func, gast.Attribute)
+        and n.func.attr in ("values", "items", "keys", "get")
+        and isinstance(n.func.value, gast.Name)
+    }
+    return (used & params) - stored
 
 
 def _is_local_value(node, ns) -> bool:

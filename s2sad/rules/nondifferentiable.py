@@ -34,6 +34,7 @@ nondifferentiable(np.greater, np.greater_equal, np.less, np.less_equal, np.equal
 nondifferentiable(np.logical_and, np.logical_or, np.logical_not, np.logical_xor)
 nondifferentiable(np.isnan, np.isfinite, np.isinf, np.isclose, np.allclose, np.array_equal)
 nondifferentiable(np.any, np.all, np.count_nonzero)
+nondifferentiable(builtins.any, builtins.all)
 
 # ---- integer results: positions and sizes --------------------------------------------------
 nondifferentiable(np.argmax, np.argmin, np.argsort, np.argpartition, np.nonzero, np.flatnonzero)

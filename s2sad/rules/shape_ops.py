@@ -526,6 +526,27 @@ def to_float(y, x=0.0):
     dy = float(dx)
 
 
+@reverse_rule(np.float64)
+def to_float64(y, x=0.0):
+    """``np.float64(x)``: the value as a double (an array stays an array)."""
+    bx += by
+
+
+@forward_rule(np.float64)
+def to_float64(y, x=0.0):
+    dy = np.float64(dx)
+
+
+@reverse_rule(np.float32)
+def to_float32(y, x=0.0):
+    bx += by
+
+
+@forward_rule(np.float32)
+def to_float32(y, x=0.0):
+    dy = np.float32(dx)
+
+
 @reverse_rule(runtime.ndarray_item, name="numpy.ndarray.item")
 def ndarray_item(y, x):
     """``x.item()`` of a one-element array (desugar spells the method as this call)."""

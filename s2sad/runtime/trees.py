@@ -22,6 +22,7 @@ __all__ = [
     "item_of",
     "keys_of",
     "zip_length",
+    "expect_dict",
     "expect_indexed",
     "copy_dict",
     "tree_zeros",
@@ -249,6 +250,13 @@ def expect_indexed(seq):
             f"a loop that writes in place over a {type(seq).__name__} (not a list, tuple or array) is not "
             "supported; iterate over list(...) of it, or move the writes out of the loop"
         )
+
+
+def expect_dict(d, call):
+    """Refuse ``d.values()`` (``items``, ``keys``, ``get``) of a parameter that is not a dict: the
+    derivative reads it as ``d[k]`` for the keys ``d`` iterates."""
+    if not isinstance(d, dict):
+        raise _refusal(f"{call} of a {type(d).__name__}: s2sad differentiates these methods of a dict only")
 
 
 def tree_astype(g, x, astype_of):

@@ -9,6 +9,7 @@ import numpy as np
 from s2sad.runtime import (
     columns_of_jacobian,
     copy_dict,
+    expect_dict,
     expect_indexed,
     item_of,
     jacobian_of_columns,
@@ -120,6 +121,13 @@ def zip_length_(x, y):
 def expect_indexed_(x):
     expect_indexed(x)
     return x * x
+
+
+@case("s2sad.runtime.expect_dict", A(3))
+def expect_dict_(x):
+    d = {"x": x}
+    expect_dict(d, "d.values()")
+    return d["x"] * x
 
 
 @case("s2sad.runtime.jacobian_of_columns", A(2), A(2))

@@ -81,6 +81,12 @@ def counts(x):
     return x * np.any(x > 0, axis=0) + x * np.all(x > -5) + x * np.count_nonzero(x > 0) + x * (x > 0).any()
 
 
+@case("any", A(4))
+@case("all", A(4))
+def any_all(x):
+    return x * any(v > 0 for v in x) + x * all([v > -5 for v in x]) + x * any(x > 0.5)
+
+
 @case("numpy.argmax", A(3, 4))
 @case("numpy.argmin", A(3, 4))
 def argextremes(x):

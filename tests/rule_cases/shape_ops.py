@@ -387,6 +387,21 @@ def float_item(x):
     return float(x[1]) * x
 
 
+@case("numpy.float64", F())
+def float64_(x):
+    return np.float64(x) * x
+
+
+@case("numpy.float64", A(3))
+def float64_array(x):
+    return np.float64(x) * np.float64(x[1])
+
+
+@case("numpy.float32", A(3), rtol=1e-3, atol=1e-4, eps=1e-3, complex=False)
+def float32_(x):
+    return np.float32(x[0]) * x + np.float32(2.0) * x
+
+
 @case("numpy.ndarray.item", A(3))
 def ndarray_item_(x):
     return x[1:2].item() * np.sum(x * x).item() + x.item(2) * x[0]

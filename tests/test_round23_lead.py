@@ -1,0 +1,229 @@
+"""Round 23 (blind tester adv23a): common Python that was refused, now exact in every mode.
+
+divmod, any/all over a generator, np.float64/np.float32 conversions, the ufunc methods that are
+reductions (``np.add.reduce``, ``np.multiply.accumulate``) and the methods of a dict parameter
+(``d.values()``, ``d.items()``, ``d.keys()``, ``d.get(k, default)``) where their value is used.
+"""
+
+import numpy as np
+import pytest
+from exact_or_refused import check
+
+import s2sad
+
+
+def assert_exact(f, args, **kw):
+    symptoms = check(f, args, **kw)
+    assert not symptoms, "\n".join(symptoms)
+    if np.ndim(f(*args)) == 0:
+        s2sad.grad(f)(*args)
+        s2sad.value_and_grad(f)(*args)
+        if kw.get("hessian", True):
+            s2sad.hessian(f)(*args)
+    else:
+        s2sad.vjp(f)(*args, np.ones(np.shape(f(*args))))
+    s2sad.jvp(f)(*args, np.ones_like(args[0]))
+
+
+def divmod_scalar(x):
+    q, r = divmod(x, 0.7)
+    return r * x + q * x**2
+
+
+def divmod_array(x):
+    q, r = divmod(x * 3.0, 1.0)
+    return np.sum(r**2 + q * x)
+
+
+def any_over_generator(x):
+    if any(v > 0.5 for v in x):
+        return np.sum(x**2)
+    return np.sum(x)
+
+
+def all_over_list(x):
+    scale = 2.0 if all([v > -5.0 for v in x]) else 1.0
+    return np.sum(np.sin(x)) * scale
+
+
+def any_as_number(x):
+    return float(any(v > 0 for v in x)) * np.sum(x**3)
+
+
+def float64_scalar(x):
+    return np.float64(x) ** 2 * 3.0
+
+
+def float64_array(x):
+    return np.sum(np.float64(x) * x)
+
+
+def float32_array(x):
+    return np.sum(np.float32(2.0) * x**2)
+
+
+def add_reduce_rows(a):
+    return np.sum(np.add.reduce(a**2) * np.arange(1.0, 4.0))
+
+
+def add_reduce_axis(a):
+    return np.sum(np.add.reduce(np.sin(a), 1) ** 2) + np.sum(np.add.reduce(a, axis=None))
+
+
+def multiply_reduce(a):
+    return np.sum(np.multiply.reduce(a + 2.0))
+
+
+def maximum_reduce(a):
+    return np.sum(np.maximum.reduce(a * a))
+
+
+def accumulate(a):
+    return np.sum(np.add.accumulate(a) ** 2) + np.sum(np.multiply.accumulate(a + 1.5, axis=1))
+
+
+SCALAR = [divmod_scalar, float64_scalar]
+ARRAY = [divmod_array, any_over_generator, all_over_list, any_as_number, float64_array, float32_array]
+MATRIX = [add_reduce_rows, add_reduce_axis, multiply_reduce, maximum_reduce, accumulate]
+
+
+@pytest.mark.parametrize("f", SCALAR, ids=lambda f: f.__name__)
+def test_scalar_builtins_are_exact(f):
+    assert_exact(f, [1.3])
+
+
+@pytest.mark.parametrize("f", ARRAY, ids=lambda f: f.__name__)
+def test_array_builtins_are_exact(f):
+    assert_exact(f, [np.array([0.3, -1.2, 2.1])])
+
+
+@pytest.mark.parametrize("f", MATRIX, ids=lambda f: f.__name__)
+def test_ufunc_methods_are_exact(f):
+    a = np.random.default_rng(0).normal(size=(3, 3))
+    a[np.abs(a) < 0.2] += 0.5  # (away from ties of maximum)
+    assert_exact(f, [a])
+
+
+def test_divmod_matches_python():
+    for x in (1.3, -1.3, 2.0, 5.75):
+        assert s2sad.value_and_grad(divmod_scalar)(x)[0] == divmod_scalar(x)
+
+
+def test_ufunc_reduce_with_out_is_still_refused():
+    def f(a):
+        out = np.zeros(3)
+        np.add.reduce(a, 0, None, out)
+        return np.sum(out)
+
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round23_lead.py:\d+:\d+:"):
+        s2sad.grad(f)(np.ones((2, 3)))
+
+
+# ---- the methods of a dict parameter -------------------------------------------------------
+
+
+def dict_values_sum(d):
+    return sum(d.values()) * d["a"]
+
+
+def dict_values_only(d):
+    return sum(d.values())
+
+
+def dict_items_list(d):
+    pairs = list(d.items())
+    return sum(k * v**2 for k, v in pairs)
+
+
+def dict_keys_and_values(d):
+    ks = d.keys()
+    vs = d.values()
+    return sum(vs) * len(ks)
+
+
+def dict_get(d):
+    return d.get("a") * 2.0 + d.get("z", 1.5) + d.get("b", d["a"]) ** 2
+
+
+def dict_values_array(d):
+    total = np.zeros(2)
+    for v in list(d.values()):
+        total = total + np.tanh(v)
+    return np.sum(total**2)
+
+
+def _fd(f, d, eps=1e-6):
+    out = {}
+    for k, v in d.items():
+        if np.ndim(v) == 0:
+            hi, lo = dict(d), dict(d)
+            hi[k], lo[k] = v + eps, v - eps
+            out[k] = (f(hi) - f(lo)) / (2 * eps)
+        else:
+            g = np.zeros_like(v)
+            for i in np.ndindex(v.shape):
+                hi, lo = dict(d), dict(d)
+                hi[k], lo[k] = v.copy(), v.copy()
+                hi[k][i] += eps
+                lo[k][i] -= eps
+                g[i] = (f(hi) - f(lo)) / (2 * eps)
+            out[k] = g
+    return out
+
+
+CASES = [
+    (dict_values_sum, {"a": 1.2, "b": -0.7}),
+    (dict_values_only, {"a": 1.2, "b": -0.7, "c": 2.0}),
+    (dict_items_list, {1: 1.2, 2: -0.7}),
+    (dict_keys_and_values, {"a": 1.2, "b": -0.7}),
+    (dict_get, {"a": 1.2, "b": -0.7}),
+    (dict_get, {"a": 1.2, "z": 0.3}),
+    (dict_values_array, {"u": np.array([0.3, -0.2]), "w": np.array([1.1, 0.4])}),
+]
+
+
+@pytest.mark.parametrize("f, d", CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_dict_parameter_methods_are_exact(f, d):
+    before = {k: np.copy(v) for k, v in d.items()}
+    want = _fd(f, d)
+    value, g = s2sad.value_and_grad(f)(d)
+    assert value == f(d)
+    assert list(g) == list(d)
+    for k in d:
+        np.testing.assert_allclose(g[k], want[k], rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2sad.grad(f)(d)[k := next(iter(d))], want[k], rtol=1e-6, atol=1e-8)
+    tangent = {k: np.ones_like(v) * 0.5 for k, v in d.items()}
+    out, dout = s2sad.jvp(f)(d, tangent)
+    assert out == f(d)
+    np.testing.assert_allclose(dout, sum(np.sum(want[k] * tangent[k]) for k in d), rtol=1e-6, atol=1e-8)
+    for k in d:
+        np.testing.assert_array_equal(d[k], before[k])
+
+
+def test_dict_parameter_hessian():
+    d = {"a": 1.2, "b": -0.7}
+    h = s2sad.hessian(dict_get)(d)
+    # dict_get = 2a + 1.5 + b**2 (b present): d2/db2 = 2, the rest 0
+    assert h["b"]["b"] == pytest.approx(2.0)
+    assert h["a"]["a"] == pytest.approx(0.0)
+    h = s2sad.hessian(dict_values_sum)(d)  # (a + b) * a
+    assert h["a"]["a"] == pytest.approx(2.0) and h["a"]["b"] == pytest.approx(1.0)
+
+
+def test_dict_methods_of_a_non_dict_are_refused_at_the_line():
+    class Store:
+        def __init__(self):
+            self.v = [1.0, 2.0]
+
+        def values(self):
+            return self.v
+
+        def __getitem__(self, k):
+            return 100.0
+
+    def f(d, x):
+        return sum(d.values()) * x
+
+    assert f(Store(), 2.0) == 6.0
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round23_lead.py:\d+:\d+: d.values\(\) of a Store"):
+        s2sad.grad(f, wrt=1)(Store(), 2.0)
