@@ -159,9 +159,12 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     if kind in ("grad", "value_and_grad", "vjp", "jvp"):
         gen = derive(fn, names, kind, fname, as_tuple=many)
     elif kind in ("hessian", "hvp"):
-        if many:
+        if many and kind == "hessian":  # JAX's layout: ((d2f/dx dx, d2f/dx dy), (d2f/dy dx, d2f/dy dy))
+            gradient = _build(fn, "grad", names, False)
+            gen = derive_composite(gradient, names, "jacobian_forward", fname, as_tuple=True, signature_of=fn)
+        elif many:
             raise DifferentiationError(f"{kind} takes one argument in wrt; got {names}")
-        if kind == "hessian" and getattr(fn, "__s2sad_source__", None) is not None:
+        elif kind == "hessian" and getattr(fn, "__s2sad_source__", None) is not None:
             # a generated derivative (a Hessian, a Jacobian, a gradient) may return an array: JAX's
             # definition, the forward Jacobian of the reverse Jacobian (out.shape + x.shape + x.shape)
             rows = _build(fn, "jacobian_reverse", names[0], False)

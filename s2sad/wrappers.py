@@ -74,7 +74,9 @@ def jacobian_forward(fname, jvp, sig, wrt, tangents, many, quiet=None, all_quiet
             f"    {jw} = jacobian_of_columns({cols}, {out}, {w})",
         ]
         results.append(jw)
-    lines.append(f"    return {', '.join(results) if many else results[0]}")
+    lines.append(
+        f"    return jacobian_of_arguments(({', '.join(results)},), {out})" if many else f"    return {results[0]}"
+    )
     return _parse("\n".join(lines) + "\n", sig)
 
 

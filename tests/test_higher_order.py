@@ -183,9 +183,18 @@ def test_verbose_prints_the_source(capsys):
     assert s2sad.source(fn) in capsys.readouterr().out
 
 
-def test_hessian_needs_one_argument():
+def test_hessian_of_several_arguments_is_jax_nested():
+    x, y = np.array([0.3, -0.2, 0.5]), np.array([0.1, 0.4, -0.3, 0.2, 0.6])
+    h = s2sad.hessian(looping_arrays, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(h[0][0], s2sad.hessian(looping_arrays, wrt=0)(x, y))
+    np.testing.assert_allclose(h[1][1], s2sad.hessian(looping_arrays, wrt=1)(x, y))
+    np.testing.assert_allclose(h[0][1], h[1][0].T)
+    assert h[0][1].shape == (3, 5)
+
+
+def test_hvp_needs_one_argument():
     with pytest.raises(s2sad.DifferentiationError, match="one argument"):
-        s2sad.hessian(looping_arrays, wrt=(0, 1))
+        s2sad.hvp(looping_arrays, wrt=(0, 1))
 
 
 def test_jacobian_mode_is_checked():

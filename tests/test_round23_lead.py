@@ -227,3 +227,81 @@ def test_dict_methods_of_a_non_dict_are_refused_at_the_line():
     assert f(Store(), 2.0) == 6.0
     with pytest.raises(s2sad.DifferentiationError, match=r"test_round23_lead.py:\d+:\d+: d.values\(\) of a Store"):
         s2sad.grad(f, wrt=1)(Store(), 2.0)
+
+
+# ---- hessian with respect to several arguments (JAX's nested layout) -------------------------
+
+
+def two_args(x, y):
+    return np.sum(np.sin(x) * y[:2] ** 2) + np.sum(y**3) * np.sum(x)
+
+
+def star_args(*xs):
+    return xs[0] ** 2 * xs[1] + np.sin(xs[0] * xs[1])
+
+
+def _numeric_block(f, args, i, j, h=1e-4):
+    args = [np.asarray(a, dtype=float) for a in args]
+    xi, xj = args[i], args[j]
+    out = np.zeros(np.shape(xi) + np.shape(xj))
+    for p in np.ndindex(np.shape(xi)):
+        for q in np.ndindex(np.shape(xj)):
+            total = 0.0
+            for si, sj, w in ((1, 1, 1), (1, -1, -1), (-1, 1, -1), (-1, -1, 1)):
+                a = [np.array(v, copy=True) for v in args]
+                a[i][p] += si * h
+                a[j][q] += sj * h
+                total += w * f(*[v if np.ndim(v) else float(v) for v in a])
+            out[p + q] = total / (4 * h * h)
+    return out
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (two_args, [np.array([0.3, -1.1]), np.array([0.7, 1.3, -0.4])]),
+        (star_args, [0.8, -1.3]),
+        (two_args, [0.5, np.array([1.0, 2.0])]),
+    ],
+    ids=["arrays", "star_args", "scalar_and_array"],
+)
+def test_hessian_with_respect_to_two_arguments(f, args):
+    before = [np.copy(a) for a in args]
+    h = s2sad.hessian(f, wrt=(0, 1))(*args)
+    assert len(h) == 2 and all(len(row) == 2 for row in h)
+    for i in range(2):
+        for j in range(2):
+            np.testing.assert_allclose(h[i][j], _numeric_block(f, args, i, j), rtol=1e-5, atol=1e-6)
+            assert np.shape(h[i][j]) == np.shape(args[i]) + np.shape(args[j])
+    np.testing.assert_allclose(h[0][1], np.swapaxes(h[1][0], 0, -1) if np.ndim(h[1][0]) == 2 else h[1][0].T)
+    for a, b in zip(args, before):
+        np.testing.assert_array_equal(a, b)
+    single = s2sad.hessian(f, wrt=1)(*args)
+    np.testing.assert_allclose(h[1][1], single)
+
+
+def tuple_out(x, y):
+    return x * 2.0 + y[0], {"s": np.sum(y) * x[0], "p": np.sin(y) * x[1]}
+
+
+def test_jacobian_of_a_container_w_r_t_several_arguments_has_one_layout_in_every_mode():
+    """Forward mode nested the blocks argument-first, reverse mode output-first (JAX's); the default mode
+    picks one by size, so the same code read different entries on different inputs."""
+    x, y = np.array([0.3, -1.1]), np.array([0.7, 1.3, -0.4])
+    j = {m: s2sad.jacobian(tuple_out, wrt=(0, 1), mode=m)(x, y) for m in ("forward", "reverse", None)}
+    eps = 1e-6
+    for i, arg in enumerate((x, y)):
+        for k in range(arg.size):
+            hi, lo = [x.copy(), y.copy()], [x.copy(), y.copy()]
+            hi[i][k] += eps
+            lo[i][k] -= eps
+            (a1, d1), (a0, d0) = tuple_out(*hi), tuple_out(*lo)
+            want0, want_s, want_p = (
+                (a1 - a0) / (2 * eps),
+                (d1["s"] - d0["s"]) / (2 * eps),
+                (d1["p"] - d0["p"]) / (2 * eps),
+            )
+            for m, jac in j.items():
+                np.testing.assert_allclose(jac[0][i][..., k], want0, rtol=1e-6, atol=1e-8, err_msg=str(m))
+                np.testing.assert_allclose(jac[1]["s"][i][..., k], want_s, rtol=1e-6, atol=1e-8, err_msg=str(m))
+                np.testing.assert_allclose(jac[1]["p"][i][..., k], want_p, rtol=1e-6, atol=1e-8, err_msg=str(m))

@@ -149,6 +149,26 @@ def columns_of_jacobian_(z, g, out, x):
     bg += jacobian_of_columns(bz, out, x)
 
 
+@forward_rule(runtime.jacobian_of_arguments, name="s2sad.runtime.jacobian_of_arguments")
+def jacobian_of_arguments_(z, blocks, out):
+    dz = jacobian_of_arguments(dblocks, out)
+
+
+@reverse_rule(runtime.jacobian_of_arguments, name="s2sad.runtime.jacobian_of_arguments")
+def jacobian_of_arguments_(z, blocks, out):
+    bblocks += arguments_of_jacobian(bz, out, len(blocks))
+
+
+@forward_rule(runtime.arguments_of_jacobian, name="s2sad.runtime.arguments_of_jacobian")
+def arguments_of_jacobian_(z, g, out, n):
+    dz = arguments_of_jacobian(dg, out, n)
+
+
+@reverse_rule(runtime.arguments_of_jacobian, name="s2sad.runtime.arguments_of_jacobian")
+def arguments_of_jacobian_(z, g, out, n):
+    bg += jacobian_of_arguments(bz, out)
+
+
 @forward_rule(runtime.jacobian_of_rows, name="s2sad.runtime.jacobian_of_rows")
 def jacobian_of_rows_(z, rows, out, x):
     dz = jacobian_of_rows(drows, out, x)

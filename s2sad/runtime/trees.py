@@ -23,6 +23,8 @@ __all__ = [
     "keys_of",
     "zip_length",
     "expect_dict",
+    "jacobian_of_arguments",
+    "arguments_of_jacobian",
     "expect_indexed",
     "copy_dict",
     "tree_zeros",
@@ -384,6 +386,35 @@ def jacobian_of_columns(columns, out, x):
             row.append(np.moveaxis(part, 0, -1).reshape(np.shape(o) + np.shape(leaf)))
         blocks.append(tree_unflatten(x, row))
     return tree_unflatten(out, blocks)
+
+
+def jacobian_of_arguments(blocks, out):
+    """A Jacobian w.r.t. several arguments from one ``jacobian_of_columns`` per argument: JAX's layout,
+    ``out``'s structure holding a tuple of one block per argument (the layout of ``jacobian_of_rows``
+    with a tuple of arguments); a plain tuple for an output that is not a container."""
+    if not is_tree(out):
+        return tuple(blocks)
+
+    per_argument = [_at_out_leaves(out, j) for j in blocks]
+    return tree_unflatten(out, [tuple(parts) for parts in zip(*per_argument)])
+
+
+def arguments_of_jacobian(g, out, n):
+    """The transpose of ``jacobian_of_arguments``: from ``out``'s structure holding tuples of ``n``
+    blocks, ``n`` Jacobians of ``out``'s structure, one per argument."""
+    if not is_tree(out):
+        return tuple(g)
+    parts = _at_out_leaves(out, g)
+    return tuple(tree_unflatten(out, [p[j] for p in parts]) for j in range(n))
+
+
+def _at_out_leaves(o, j) -> list:
+    """The parts of ``j`` (a container of ``o``'s structure with anything at its leaves) at ``o``'s leaves."""
+    if not is_tree(o):
+        return [j]
+    items, parts = _items(o), _items(j)
+    keys = items if isinstance(items, dict) else range(len(items))
+    return [p for k in keys for p in _at_out_leaves(items[k], parts[k])]
 
 
 def jacobian_of_rows(rows, out, x):

@@ -7,11 +7,13 @@ from typing import NamedTuple
 import numpy as np
 
 from s2sad.runtime import (
+    arguments_of_jacobian,
     columns_of_jacobian,
     copy_dict,
     expect_dict,
     expect_indexed,
     item_of,
+    jacobian_of_arguments,
     jacobian_of_columns,
     jacobian_of_rows,
     keys_of,
@@ -128,6 +130,25 @@ def expect_dict_(x):
     d = {"x": x}
     expect_dict(d, "d.values()")
     return d["x"] * x
+
+
+@case("s2sad.runtime.jacobian_of_arguments", A(2), A(3))
+def jacobian_of_arguments_(x, y):  # two arguments' Jacobians of an out (u, v) into JAX's layout
+    out = (np.zeros(2), 0.0)
+    j = jacobian_of_arguments([(x * y[0], np.sin(y)), (y[:2] * x, np.sum(x) * y)], out)
+    return j[0][0] * j[0][1] + np.sum(j[1][0] * j[1][1])
+
+
+@case("s2sad.runtime.jacobian_of_arguments", A(2))
+def jacobian_of_arguments_plain(x):
+    return np.sum(jacobian_of_arguments([x * 2.0, np.cos(x)], np.zeros(2))[1] * x)
+
+
+@case("s2sad.runtime.arguments_of_jacobian", A(2), A(3))
+def arguments_of_jacobian_(x, y):
+    out = {"u": np.zeros(2), "v": 0.0}
+    a, b = arguments_of_jacobian({"u": (x * y[1], y[:2]), "v": (np.sum(y) * x, x[0] * y)}, out, 2)
+    return a["u"] * b["u"] + a["v"] * np.sum(b["v"])
 
 
 @case("s2sad.runtime.jacobian_of_columns", A(2), A(2))
