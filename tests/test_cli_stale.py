@@ -303,3 +303,45 @@ def test_pairwise_of_a_dict_written_in_place_is_refused_at_the_line(pairs):
         s2sad.DifferentiationError, match=r"pairs13.py:4\d:\d+: a loop that writes in place over a dict"
     ):
         s2sad.grad(m.writes_in_place)(0.5, {"a": 1.0, "b": 2.0})
+
+
+# ---- a refusal when the written module runs names the user's line, not the generated or copied one ----
+BLOCKED = """\
+import runpy, sys
+
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "s2sad":
+            raise ImportError("s2sad is blocked")
+
+sys.meta_path.insert(0, Block())
+ns = runpy.run_path(sys.argv[1])
+try:
+    ns["dwrites_in_place_dx"](0.5, {"a": 1.0, "b": 2.0})
+except ValueError as exc:
+    print(exc)
+"""
+
+
+@pytest.mark.parametrize("standalone", [False, True])
+def test_a_refusal_in_the_written_module_names_the_users_line(pairs, standalone):
+    tmp_path, _ = pairs
+    out = tmp_path / "dpairs13.py"
+    args = [f"{tmp_path / 'pairs13.py'}:writes_in_place", "-o", str(out)]
+    assert cli.main(args + (["--standalone"] if standalone else [])) == 0
+    d = importlib.import_module("dpairs13")
+    lines = PAIRS.splitlines()
+    line = len(lines) - lines[::-1].index("    for a, b in itertools.pairwise(d):")  # (in writes_in_place)
+    where = f"{tmp_path / 'pairs13.py'}:{line}:5: a loop that writes in place over a dict"
+    with pytest.raises(s2sad.DifferentiationError) as info:
+        d.dwrites_in_place_dx(0.5, {"a": 1.0, "b": 2.0})
+    assert str(info.value).startswith(where) and "(at `for a, b in itertools.pairwise(d):`)" in str(info.value)
+    if standalone:  # where s2sad is not installed: a ValueError at the same line
+        import subprocess
+
+        (tmp_path / "blocked.py").write_text(BLOCKED)
+        result = subprocess.run(
+            [sys.executable, str(tmp_path / "blocked.py"), str(out)], capture_output=True, text=True, cwd=tmp_path
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith(where.replace(": a loop", ": s2sad: a loop"))
