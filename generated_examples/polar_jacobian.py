@@ -16,7 +16,7 @@ _unchanged = watched(
     's2sad generated_examples/polar.py:polar --mode jacobian -o generated_examples/polar_jacobian.py',
     ('polar.polar', vars(_polar), 'polar'),
     ('polar.np', vars(_polar), 'np'),
-    ('polar.polar.__code__', _polar.polar, '__code__'),
+    ('polar.polar.__code__', _polar.polar, '__code__', ('polar', 6)),
 )
 
 

@@ -21,6 +21,7 @@ from .callables import FunctionLike
 from .errors import DifferentiationError
 
 _NONE = object()
+ABSENT = "absent"  # a row's expectation: the key is not there (a method not shadowed, a builtin not redefined)
 
 
 def alias(module: str) -> str:
@@ -183,14 +184,14 @@ def _path_rows(obj, code: str, label: str, part: str, speller: Speller) -> list[
         and not isinstance(obj, type)
     ):
         return [(f"{label}.{part}", f"vars({code})", part)]
-    rows = [] if isinstance(obj, type) else [(f"{label}.{part}", f"vars({code})", part)]  # (not shadowed)
+    rows = [] if isinstance(obj, type) else [(f"{label}.{part}", f"vars({code})", part, ABSENT)]  # not shadowed
     for cls in obj.__mro__ if isinstance(obj, type) else type(obj).__mro__:
         try:
             found = speller.spell(cls)
         except Foreign:
             break
         if found is not None:
-            rows.append((f"{found[1]}.{part}", f"vars({found[0]})", part))
+            rows.append((f"{found[1]}.{part}", f"vars({found[0]})", part, None if part in vars(cls) else ABSENT))
         if part in vars(cls):
             break
     return rows
@@ -211,8 +212,8 @@ def _add_check(check, where: str, speller: Speller, add) -> None:
                 "function of your file, or use s2sad.grad in your program"
             )
         code, label = found
-        if check.kind == "code":
-            add(f"{label}.__code__", code, "__code__")
+        if check.kind == "code":  # (named and placed as when written: not another function's code)
+            add(f"{label}.__code__", code, "__code__", (fn.__code__.co_name, fn.__code__.co_firstlineno))
         elif check.kind == "kwdefault":  # (the same dict, changed in place)
             add(f"{label}.__kwdefaults__[{check.name!r}]", f"{code}.__kwdefaults__", check.name)
         else:
@@ -229,6 +230,8 @@ def _add_check(check, where: str, speller: Speller, add) -> None:
     code, label = found
     if check.kind == "cell":
         add(f"{label}.cell_contents", code, "cell_contents")
+    elif check.kind == "absent" or check.kind == "global" and check.name not in check.holder:  # (a builtin)
+        add(f"{label}.{check.name}", code, check.name, ABSENT)
     else:
         add(f"{label}.{check.name}", code, check.name)
 
@@ -237,7 +240,7 @@ def text(found: list[tuple], cmd: str) -> str:
     """``_unchanged = watched(command, rows...)`` (``s2sad.runtime.watch``)."""
     rows = []
     for label, code, key, literals in found:
-        extra = f", {literals!r}" if literals else ""
+        extra = f", {literals!r}" if literals else ""  # (ABSENT, or the literals expected at import)
         rows.append(f"    ({label!r}, {code}, {key!r}{extra}),")
     return (
         "# What the derivatives were made for (your functions, their defaults, the names and methods they call),\n"

@@ -160,16 +160,22 @@ def test_a_change_after_import_is_seen(user, mode, target, change, expect):
 
 @pytest.mark.parametrize("mode", ["grad", "jvp", "hessian"])
 @pytest.mark.parametrize(
-    "change",
+    "target, change",
     [
-        "ms.with_defaults.__defaults__ = (ms.with_defaults.__defaults__[0], 3)",
-        "ms.with_defaults.__kwdefaults__['k'] = 3.0",
-        "ms.with_defaults.__defaults__ = (ms.W * 2, 2)",
+        ("with_defaults", "ms.with_defaults.__defaults__ = (ms.with_defaults.__defaults__[0], 3)"),
+        ("with_defaults", "ms.with_defaults.__kwdefaults__['k'] = 3.0"),
+        ("with_defaults", "ms.with_defaults.__defaults__ = (ms.W * 2, 2)"),
+        ("calls_helper", "ms.helper = lambda x: np.sin(x)"),
+        ("calls_helper", "ms.helper.__code__ = ms.other.__code__"),
+        ("calls_helper", "ms.W[:] = 7.0"),
+        ("model.loss", "ms.Model.act = lambda self, x: np.sin(x)"),
+        ("model.loss", "ms.model.act = lambda x: np.sin(x)"),
+        ("model.loss", "ms.W = ms.W * 3"),
     ],
 )
-def test_a_change_before_import_is_exact_or_refused(user, mode, change):
+def test_a_change_before_import_is_exact_or_refused(user, mode, target, change):
     write, load = user
-    ms = write("with_defaults", mode)
+    ms = write(target, mode)
     exec(change, {"ms": ms, "np": np})  # noqa: S102
     fn = load()
     try:
@@ -177,7 +183,7 @@ def test_a_change_before_import_is_exact_or_refused(user, mode, change):
     except s2sad.DifferentiationError as exc:
         assert "changed" in str(exc)
         return
-    assert close(got, call_in_process(ms.with_defaults, mode, X))
+    assert close(got, call_in_process(target_of(ms, target), mode, X))
 
 
 @pytest.mark.parametrize("mode", ["grad", "jvp", "hessian"])

@@ -3,7 +3,8 @@ derivative: ``_unchanged = watched(command, (label, holder, key[, literals]), ..
 what each ``holder`` (a dict: its entry; else an attribute) holds when the module is imported, and
 ``_unchanged()`` refuses once any holds another object, as ``s2sad.grad`` refuses in-process (see
 ``s2sad/watch.py``).  ``literals``: the defaults written into the module as literals, by index or name, as
-``(type name, repr)``; another value there when the module is imported makes the snapshot stale at once."""
+``(type name, repr)``, the name and line of a function's code, or ``"absent"``; another value there when the
+module is imported makes the snapshot stale at once."""
 
 from __future__ import annotations
 
@@ -20,12 +21,19 @@ def _now(holder, key):
         return _ABSENT
 
 
-def _same_literals(now, literals) -> bool:
-    for k, (kind, written) in literals.items():
+def _as_written(now, expected) -> bool:
+    """``expected``: ``"absent"``, a code object's ``(co_name, co_firstlineno)``, or ``{key: (type name,
+    repr)}`` of the items (a tuple's, a dict's) written into the module as literals."""
+    if expected == "absent":
+        return now is _ABSENT
+    if isinstance(expected, tuple):  # a function's code: its name and first line
+        return (getattr(now, "co_name", None), getattr(now, "co_firstlineno", None)) == expected
+    for k, (kind, written) in expected.items():
         try:
-            if type(now[k]).__name__ != kind or repr(now[k]) != written:
-                return False
+            item = now[k]
         except (IndexError, KeyError, TypeError):
+            return False
+        if type(item).__name__ != kind or repr(item) != written:
             return False
     return True
 
@@ -36,9 +44,9 @@ class watched:  # noqa: N801 - used as a function
     def __init__(self, command: str, *rows):
         self.command = command
         self.rows = []
-        for label, holder, key, *literals in rows:
+        for label, holder, key, *expected in rows:
             now = _now(holder, key)
-            if literals and not _same_literals(now, literals[0]):
+            if expected and not _as_written(now, expected[0]):
                 now = object()  # (never the same: stale from the start)
             self.rows.append((label, holder, key, now))
 
