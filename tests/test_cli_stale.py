@@ -46,6 +46,32 @@ class Model:
 
 
 model = Model()
+
+SCALE = 2.0
+ACT = np.tanh
+
+
+def scaled(x):
+    return np.sum(ACT(x)) * SCALE
+
+
+def helper2(x, a=W * 1.0):
+    return np.sin(x * a)
+
+
+def calls_helper2(x):
+    return np.sum(helper2(x) ** 2)
+
+
+class Cfg:
+    alpha = 0.5
+
+
+cfg = Cfg()
+
+
+def uses_cfg(x):
+    return np.sum(np.sin(x)) * cfg.alpha
 """
 
 MODES = ["reverse", "forward", "grad", "value_and_grad", "vjp", "jvp", "hessian", "jacobian", "hvp"]
@@ -135,6 +161,13 @@ CHANGES = [
     ("model.loss", "ms.Model.loss = lambda self, x: np.sum(np.sin(x))", "refused"),
     ("model.loss", "ms.model = ms.Model()", "refused"),
     ("model.loss", "ms.W[:] = 7.0", "exact"),
+    ("scaled", "ms.SCALE = 5.0", "exact"),
+    ("scaled", "ms.ACT = np.sin", "refused"),
+    ("calls_helper2", "ms.helper2.__defaults__ = (ms.W * 2,)", "refused"),
+    ("calls_helper2", "ms.helper2.__defaults__[0][:] = 3.0", "exact"),
+    ("calls_helper2", "ms.helper2 = lambda x, a=ms.W: np.cos(x * a)", "refused"),
+    ("uses_cfg", "ms.cfg.alpha = 0.25", "exact"),
+    ("uses_cfg", "ms.Cfg.alpha = 0.25", "exact"),
 ]
 
 
