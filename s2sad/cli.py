@@ -252,7 +252,10 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
             needed, [os.path.dirname(os.path.abspath(path))], copy, _where(functions[0]), homes
         )
         speller = watch.Speller(homes, os.path.dirname(os.path.abspath(path)))
-        watched = [] if copy else watch.entries(derivatives, module, names, _where(functions[0]), speller)
+        try:
+            watched = [] if copy else watch.entries(derivatives, module, names, _where(functions[0]), speller)
+        except DifferentiationError as exc:  # (refused only if the module reads the user's modules)
+            watched = exc
     finally:  # forget the user's modules (a later run in this process reads the files again)
         here = os.path.dirname(os.path.abspath(path)) + os.sep
         for name, mod in list(sys.modules.items()):
@@ -267,11 +270,13 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
     body = standalone.qualify(body, provided.qualified)  # (SCALE -> m5.SCALE: read when the code runs)
     header = _header(path, functions, wrt, mode, copy, cmd)
     bound = {} if copy else _bound_at_import(needed, homes, provided)
-    watched = [(f"{m}.{n}", f"vars({watch.alias(m)})", n, None) for n, m in bound.items()] + watched
     modules = set(bound.values()) | speller.modules
     users = {m.__name__ for m in homes}
     if not any(word.partition(".")[0] in users for line in provided.imports for word in line.split()[1:2]):
         watched = []  # (reads nothing of your modules: a copy of the code as written, as --standalone is)
+    if isinstance(watched, DifferentiationError):
+        raise watched
+    watched = [(f"{m}.{n}", f"vars({watch.alias(m)})", n, None) for n, m in bound.items()] + watched
     if watched:
         body = _checked_entries(body, [d.__name__ for d in derivatives])
         provided.imports = standalone._merge(

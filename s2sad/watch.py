@@ -1,13 +1,15 @@
 """watch: what a module written by the command line checks first in each derivative it defines.
 
-Takes the derivatives (their in-process checks, ``__s2sad_checks__``: the names, methods, defaults and
-code their generation read, see :mod:`live`), the targets' dotted names in the user's module and the
-defaults written into the module as literals; gives Python text: ``_WATCHED``, ``(label, holder, key)``
-spelled through the user's modules and NumPy, a snapshot of what each holds taken when the written
-module is imported, and ``_unchanged()``, which refuses (``DifferentiationError``) once any of them
-holds another object: the derivative would be stale.  As in-process, objects are compared by identity
-(an array changed in place is read when the code runs, so it is not stale).  A check that cannot be
-spelled is refused when the module is written.
+Takes the derivatives (their in-process checks, ``__s2sad_checks__``: the names, methods, defaults and code
+their generation read, see :mod:`live`) and the targets' dotted names in the user's module; gives rows
+``(label, holder, key, expected)`` spelled through the user's modules (those in the directory of the file)
+and, as text, ``_unchanged = watched(command, *rows)`` (``s2sad/runtime/watch.py``): a snapshot of what each
+holder holds, taken when the written module is imported, and a check that refuses
+(``DifferentiationError``) once any holds another object: the derivative would be stale.  ``expected`` is
+what must already hold at import: ``"absent"``, a code's name and first line, the literal defaults written
+into the module.  As in-process, objects are compared by identity (an array changed in place is read when
+the code runs, so it is not stale).  What belongs to NumPy, the standard library or s2sad is not watched; a
+check of the user's code that cannot be spelled is refused when the module is written.
 """
 
 from __future__ import annotations
