@@ -186,7 +186,8 @@ def _path_rows(obj, code: str, label: str, part: str, speller: Speller) -> list[
         and not isinstance(obj, type)
     ):
         return [(f"{label}.{part}", f"vars({code})", part)]
-    rows = [] if isinstance(obj, type) else [(f"{label}.{part}", f"vars({code})", part, ABSENT)]  # not shadowed
+    shadow = not isinstance(obj, type) and isinstance(getattr(obj, "__dict__", None), dict)
+    rows = [(f"{label}.{part}", f"vars({code})", part, ABSENT)] if shadow else []  # (not shadowed by the object)
     for cls in obj.__mro__ if isinstance(obj, type) else type(obj).__mro__:
         try:
             found = speller.spell(cls)

@@ -384,3 +384,40 @@ def test_a_refusal_in_the_written_module_names_the_users_line(pairs, standalone)
         )
         assert result.returncode == 0, result.stderr
         assert result.stdout.startswith(where.replace(": a loop", ": s2sad: a loop"))
+
+
+SLOTS = """\
+import numpy as np
+
+
+class M:
+    __slots__ = ("w",)
+
+    def __init__(self):
+        self.w = np.array([1.0, 2.0])
+
+    def loss(self, x):
+        return np.sum(np.sin(x * self.w))
+
+
+m = M()
+"""
+
+
+def test_a_method_of_an_object_with_slots(tmp_path, monkeypatch):
+    (tmp_path / "slots13.py").write_text(SLOTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("slots13", "dslots13"):
+        sys.modules.pop(name, None)
+    assert cli.main([f"{tmp_path / 'slots13.py'}:m.loss", "-o", str(tmp_path / "dslots13.py")]) == 0
+    d = importlib.import_module("dslots13")
+    m = importlib.import_module("slots13")
+    x = np.array([0.1, 0.2])
+    assert np.allclose(d.dloss_dx(x), np.cos(x * m.m.w) * m.m.w)
+    m.m.w = np.array([3.0, -1.0])  # an attribute: read when it runs
+    assert np.allclose(d.dloss_dx(x), np.cos(x * m.m.w) * m.m.w)
+    m.M.loss = lambda self, x: np.sum(x)
+    with pytest.raises(s2sad.DifferentiationError, match="slots13.M.loss changed"):
+        d.dloss_dx(x)
+    for name in ("slots13", "dslots13"):
+        sys.modules.pop(name, None)
