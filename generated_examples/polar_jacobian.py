@@ -7,19 +7,17 @@ import numpy as np
 import polar as _polar
 from polar import polar
 from s2sad.runtime import add_at, astype_of, copy_input, jacobian_forward_first, jacobian_of_columns, jacobian_of_rows, tree_add, unbroadcast, unit_tangents, unstack, zeros_like
+from s2sad.runtime.watch import watched
 
 
-_BOUND = [(_polar, 'polar', polar)]  # (module, name, what it held when this file was written)
-
-
-def _unchanged():
-    """Refuse to run once a name taken from your module at import was rebound (its derivative is stale)."""
-    for module, name, value in _BOUND:
-        if getattr(module, name, None) is not value:
-            raise RuntimeError(
-                f"{module.__name__}.{name} was rebound after this module was written; its derivative is "
-                "stale: regenerate it with: " + 's2sad generated_examples/polar.py:polar --mode jacobian -o generated_examples/polar_jacobian.py'
-            )
+# What the derivatives were made for (your functions, their defaults, the names and methods they call),
+# as it was when this module was imported: _unchanged() refuses to run once any of it was replaced.
+_unchanged = watched(
+    's2sad generated_examples/polar.py:polar --mode jacobian -o generated_examples/polar_jacobian.py',
+    ('polar.polar', vars(_polar), 'polar'),
+    ('polar.np', vars(_polar), 'np'),
+    ('polar.polar.__code__', _polar.polar, '__code__', ('polar', 6)),
+)
 
 
 def jacobian_polar(p):

@@ -149,7 +149,7 @@ def _build_plain(fn, kind: str, wrt: Wrt, verbose: bool):
 def _still_valid(hit, fn) -> bool:
     result, _, defaults, kwdefaults = hit
     if fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
-        return False
+        return False  # (a keyword default changed in place: its "kwdefault" check)
     return all(check.ok() for check in result.__s2sad_checks__)
 
 

@@ -21,7 +21,7 @@ import sys
 import traceback
 import types
 
-from . import api, standalone
+from . import api, standalone, watch
 from .callables import normalize
 from .errors import DifferentiationError
 from .pipeline import param_names
@@ -251,6 +251,11 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
         provided = standalone.provide(
             needed, [os.path.dirname(os.path.abspath(path))], copy, _where(functions[0]), homes
         )
+        speller = watch.Speller(homes, os.path.dirname(os.path.abspath(path)))
+        try:
+            watched = [] if copy else watch.entries(derivatives, module, names, _where(functions[0]), speller)
+        except DifferentiationError as exc:  # (refused only if the module reads the user's modules)
+            watched = exc
     finally:  # forget the user's modules (a later run in this process reads the files again)
         here = os.path.dirname(os.path.abspath(path)) + os.sep
         for name, mod in list(sys.modules.items()):
@@ -265,14 +270,24 @@ def generate(path: str, names: list[str], wrt: str | None, mode: str, copy: bool
     body = standalone.qualify(body, provided.qualified)  # (SCALE -> m5.SCALE: read when the code runs)
     header = _header(path, functions, wrt, mode, copy, cmd)
     bound = {} if copy else _bound_at_import(needed, homes, provided)
-    if bound:
+    modules = set(bound.values()) | speller.modules
+    users = {m.__name__ for m in homes}
+    if not any(word.partition(".")[0] in users for line in provided.imports for word in line.split()[1:2]):
+        watched = []  # (reads nothing of your modules: a copy of the code as written, as --standalone is)
+    if isinstance(watched, DifferentiationError):
+        raise watched
+    watched = [(f"{m}.{n}", f"vars({watch.alias(m)})", n, None) for n, m in bound.items()] + watched
+    if watched:
         body = _checked_entries(body, [d.__name__ for d in derivatives])
         provided.imports = standalone._merge(
-            provided.imports + [f"import {m} as {_alias(m)}" for m in sorted(set(bound.values()))], set(bound.values())
+            provided.imports
+            + [f"import {m} as {watch.alias(m)}" for m in sorted(modules)]
+            + ["from s2sad.runtime.watch import watched"],
+            modules,
         )
     parts = [header + "\n\n" + "\n".join(provided.imports)]
-    if bound:
-        parts.append(_bound_check(bound, cmd))
+    if watched:
+        parts.append(watch.text(_unique(watched), cmd))
     if provided.constants:
         parts.append("\n".join(provided.constants))
     parts.append(body)
@@ -304,25 +319,9 @@ def _bound_at_import(needed: dict, homes: list, provided) -> dict:
     return out
 
 
-def _alias(module: str) -> str:
-    """The name the module binds the user's module to for the check (``from polar import polar`` keeps ``polar``)."""
-    return "_" + module.replace(".", "_")
-
-
-def _bound_check(bound: dict, cmd: str) -> str:
-    """``_unchanged()``: an identity check of the names in ``bound``, called first by each derivative."""
-    pairs = ", ".join(f"({_alias(m)}, {n!r}, {n})" for n, m in bound.items())
-    return (
-        f"_BOUND = [{pairs}]  # (module, name, what it held when this file was written)\n\n\n"
-        "def _unchanged():\n"
-        '    """Refuse to run once a name taken from your module at import was rebound (its derivative is stale)."""\n'
-        "    for module, name, value in _BOUND:\n"
-        "        if getattr(module, name, None) is not value:\n"
-        "            raise RuntimeError(\n"
-        '                f"{module.__name__}.{name} was rebound after this module was written; its derivative is "\n'
-        f'                "stale: regenerate it with: " + {cmd!r}\n'
-        "            )"
-    )
+def _unique(watched: list) -> list:
+    seen = set()
+    return [w for w in watched if (w[1], w[2]) not in seen and not seen.add((w[1], w[2]))]
 
 
 def _checked_entries(body: str, entries: list[str]) -> str:

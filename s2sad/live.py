@@ -75,6 +75,8 @@ class Check:
                 return _MISSING
         if self.kind == "absent":
             return self.holder.get(self.name, _MISSING)
+        if self.kind == "kwdefault":  # f.__kwdefaults__['k'] = 3.0: the same dict, another default
+            return (self.holder.__kwdefaults__ or {}).get(self.name, _MISSING)
         return getattr(self.holder, self.name)
 
     def ok(self) -> bool:
@@ -91,12 +93,14 @@ class Check:
             return f"_s2sad_h{i}.cell_contents is not _s2sad_o{i}"
         if self.kind == "absent":
             return f"{self.name!r} in _s2sad_h{i}"
+        if self.kind == "kwdefault":
+            return f"_s2sad_h{i}.__kwdefaults__[{self.name!r}] is not _s2sad_o{i}"
         return f"_s2sad_h{i}.{self.name} is not _s2sad_o{i}"
 
     def message(self, fn, kind: str) -> str:
         where = f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}:1"
         made = f"{kind}({fn.__name__})"
-        if self.kind == "defaults":
+        if self.kind in ("defaults", "kwdefault"):
             what = f"the defaults of {self.holder.__name__} changed"
         elif self.kind == "code":
             what = f"the code of {self.holder.__name__} changed ({self.holder.__name__}.__code__ was replaced)"
@@ -104,8 +108,11 @@ class Check:
             what = f"'{self.name}' was redefined"
         return (
             f"{where}: {what} after {made} was made (its derivative code was generated for the old "
-            f"{ {'defaults': 'defaults', 'code': 'code'}.get(self.kind, 'object') }); call s2sad.{made} again"
+            f"{_OLD.get(self.kind, 'object')}); call s2sad.{made} again"
         )
+
+
+_OLD = {"defaults": "defaults", "kwdefault": "defaults", "code": "code"}
 
 
 def _holder(origin, name: str):
@@ -153,6 +160,8 @@ def checks(origins, steered) -> list[Check]:
             if getattr(origin, attr) is not None:
                 check = Check("defaults", origin, attr, getattr(origin, attr), origin)
                 add(check)
+        for key, value in (origin.__kwdefaults__ or {}).items():  # (a dict: changed in place too)
+            add(Check("kwdefault", origin, key, value, origin))
         add(Check("code", origin, "__code__", origin.__code__, origin))  # IPython's autoreload replaces it
     return out
 

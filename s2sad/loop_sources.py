@@ -257,12 +257,22 @@ class LoopSources:
         return self.len_range(seq), [(target, seq, None)]
 
     def pairwise_loop(self, node, it, target):
-        """``for a, b in itertools.pairwise(xs)``: ``for a, b in zip(xs, xs[1:])`` (xs evaluated once)."""
+        """``for a, b in itertools.pairwise(xs)``: ``for a, b in zip(xs, xs[1:])`` (xs evaluated once), over
+        ``list(xs)`` where iterating xs is not indexing it (a dict's keys, a view, a set, an iterator)."""
         if len(it.args) != 1 or it.keywords or isinstance(it.args[0], gast.Starred):
             raise self.error(it, "itertools.pairwise takes one iterable: pairwise(xs)")
         if not (isinstance(target, gast.Tuple) and len(target.elts) == 2):
             raise self.error(it, "iterate over itertools.pairwise as `for a, b in pairwise(xs)`")
-        seq = self.atom(it.args[0])
+        xs = it.args[0]
+        local_dict = isinstance(xs, gast.Name) and xs.id in self.ns.locals and self.load(xs).id in self.dicts
+        seq = self.atom(xs)
+        if is_dict_view(xs) or local_dict or self.may_be_a_dict(xs, node) or self.listed(xs, node):
+            seq = self.atom_of(gast.Call(func=name("list"), args=[seq], keywords=[]), node)
+        elif isinstance(seq, gast.Name) and (
+            self.unindexed.get(seq.id) == "maybe" or isinstance(xs, gast.Name) and xs.id in self.params
+        ):
+            self.ns.scope.setdefault("expect_indexed", runtime.expect_indexed)  # (a dict would be sliced)
+            self.emit(gast.Expr(value=gast.Call(func=name("expect_indexed"), args=[seq], keywords=[])), node)
         rest = gast.Subscript(value=seq, slice=gast.Slice(lower=const(1), upper=None, step=None), ctx=gast.Load())
         rest = self.atom_of(rest, node)
         k = name(self.names.fresh("k", Role.FLAG), gast.Store())

@@ -101,7 +101,8 @@ def test_output_file_runs_and_regenerates_itself(project):
     assert result.stdout == result.stderr == ""
     text = (project / "dloss.py").read_text()
     assert "import model\nimport model as _model\nfrom model import layer\n" in text  # names of the user's module
-    assert "_BOUND = [(_model, 'layer', layer)]" in text  # checked by _unchanged(): a rebinding refuses to run
+    assert "    ('model.layer', vars(_model), 'layer'),\n" in text  # checked by _unchanged(): a rebinding refuses
+    assert "    ('model.loss', vars(_model), 'loss'),\n" in text  # (the target too)
     assert "model.SCALE" in text and "from model import SCALE" not in text  # a global value: read when it runs
     assert "def vjp_layer_W(W, x, *, bout):" in text
     command = text.splitlines()[1].removeprefix("# Regenerate with: s2sad ").split()
@@ -123,7 +124,7 @@ def test_output_file_refuses_to_run_after_a_function_it_imported_is_rebound(proj
         [sys.executable, "-c", script], cwd=project, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True
     )
     assert out.returncode == 1
-    assert b"model.layer was rebound after this module was written" in out.stderr
+    assert b"DifferentiationError: model.layer changed after this module was written or imported" in out.stderr
     assert b"regenerate it with: s2sad model.py:loss --wrt W -o dloss.py" in out.stderr
 
 

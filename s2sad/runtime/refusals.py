@@ -16,6 +16,7 @@ def refusal(message: str) -> ValueError:
     naming the user's line whose generated code called the helper, or else the user's call of the
     derivative."""
     from s2sad.errors import DifferentiationError, Location
+    from s2sad.runtime.trees import _written_origin
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     frame, caller = sys._getframe(1), None
@@ -26,6 +27,9 @@ def refusal(message: str) -> ValueError:
             if origin is not None:
                 where, code = origin
                 return DifferentiationError(f"{where}: {message} (at `{code}`)")
+        elif _written_origin(frame) is not None:  # a module the command line wrote (-o, --standalone)
+            where, code = _written_origin(frame)
+            return DifferentiationError(f"{where}: {message} (at `{code}`)")
         elif caller is None and not os.path.abspath(filename).startswith(package + os.sep):
             caller = frame  # the user's call of the derivative (a primitive differentiated directly)
         frame = frame.f_back
