@@ -1,0 +1,222 @@
+"""Python as people write it (issue 13, round 23): ``itertools.accumulate``/``chain``, ``sorted``/``max``/``min``
+with ``key=``, ... Each is exact in every mode against finite differences (and not refused), or refused at
+the user's line naming the user's construct."""
+
+import functools
+import itertools
+import operator
+
+import numpy as np
+import pytest
+
+import s2sad
+from tests.exact_or_refused import check
+from tests.test_nested_functions import check_all
+
+X = np.array([0.31, -0.53, 0.77])
+
+
+def exact(f, args, wrt=0):
+    """Not refused, and exact in every mode (inputs unchanged)."""
+    s2sad.grad(f, wrt=wrt)(*args) if np.ndim(f(*args)) == 0 else s2sad.jvp(f, wrt=wrt)
+    symptoms = check(f, args, wrt=[wrt])
+    assert not symptoms, "\n".join(symptoms)
+    check_all(f, args, wrt=wrt)
+
+
+# ---- 1. itertools.accumulate, itertools.chain, chain.from_iterable ---------------------------------------
+def acc_sum(x):
+    return sum(v * v for v in itertools.accumulate([x[0], x[1], x[2]]))
+
+
+def acc_mul_loop(x):
+    s = 0.0
+    for v in itertools.accumulate(x, operator.mul):
+        s = s + v
+    return s
+
+
+def acc_lambda_initial(x):
+    return sum(list(itertools.accumulate(x, lambda a, b: a * b + 1.0, initial=0.5)))
+
+
+def acc_func_keyword(x):
+    c = x[0] * 2.0
+    return np.sum(np.array(list(itertools.accumulate(np.sin(x), func=lambda t, u: t * c + u))) ** 2)
+
+
+def _smooth_max(a, b):
+    return np.log(np.exp(a) + np.exp(b))
+
+
+def acc_user_function(x):
+    ys = itertools.accumulate([x[0] * 2, x[1], x[2] ** 2], _smooth_max)
+    return [y for y in ys][-1] * x[1]
+
+
+def acc_of_generator(x):
+    return max(itertools.accumulate((v * v for v in x), initial=x[0]))
+
+
+def acc_empty(x):
+    return sum(itertools.accumulate([], initial=x[0])) + sum(itertools.accumulate([])) * x[1]
+
+
+def chain_loop(x):
+    s = 0.0
+    for v in itertools.chain(x[:2], [x[2] * 3.0]):
+        s = s + v * v
+    return s
+
+
+def chain_from_iterable_sum(x):
+    return sum(itertools.chain.from_iterable([[x[0], x[1]], [x[2]]])) * x[0]
+
+
+def chain_list(x):
+    return np.sum(np.array(list(itertools.chain([x[0]], [x[1], x[2]]))) ** 2)
+
+
+def chain_generators_break(x):
+    s = 0.0
+    for k, v in enumerate(itertools.chain((t * 2 for t in x), (np.sin(t) for t in x))):
+        if k == 4:
+            break
+        s = s * v + v
+    return s
+
+
+def chain_of_rows(x):
+    a = np.outer(x, x)
+    return sum(np.sum(r**2) for r in itertools.chain(a[:1], a[2:]))
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        acc_sum,
+        acc_mul_loop,
+        acc_lambda_initial,
+        acc_func_keyword,
+        acc_user_function,
+        acc_of_generator,
+        acc_empty,
+        chain_loop,
+        chain_from_iterable_sum,
+        chain_list,
+        chain_generators_break,
+        chain_of_rows,
+    ],
+)
+def test_itertools_accumulate_and_chain(f):
+    exact(f, [X.copy()])
+
+
+def acc_vector(x):
+    return np.stack(list(itertools.accumulate([x, x * x, np.cos(x)], operator.mul)))
+
+
+def test_accumulate_of_arrays_vector_output():
+    exact(acc_vector, [X.copy()])
+
+
+def test_accumulate_keeps_python_semantics():
+    assert acc_lambda_initial(X) == s2sad.value_and_grad(acc_lambda_initial)(X)[0]
+    assert acc_mul_loop(X) == s2sad.value_and_grad(acc_mul_loop)(X)[0]
+
+
+def test_accumulate_with_a_lambda_of_other_arity_is_refused_at_the_line():
+    def f(x):
+        return sum(itertools.accumulate(x, lambda *ab: ab[0] * ab[1]))
+
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_python_as_written.py:\d+:\d+: .*accumulate"):
+        s2sad.grad(f)(X)
+
+
+# ---- 2. sorted / max / min with key= and reverse= -------------------------------------------------------
+def sorted_key(x):
+    ys = [x[0], x[1] * 2.0, x[2] - 1.0]
+    zs = sorted(ys, key=lambda v: abs(v))
+    return zs[0] * 3.0 + zs[1] * zs[2]
+
+
+def sorted_reverse(x):
+    zs = sorted([x[0], x[1], x[2]], reverse=True)
+    return zs[0] + 2 * zs[1] + 3 * zs[2] ** 2
+
+
+def sorted_array(x):
+    zs = sorted(x * x - x)
+    return zs[0] * 5.0 + zs[-1]
+
+
+def sorted_generator_key_reverse(x):
+    c = 0.2
+    zs = sorted((np.sin(v) for v in x), key=lambda v: (v - c) ** 2, reverse=True)
+    return sum(k * z for k, z in enumerate(zs, 1))
+
+
+def sorted_rows_by_norm(x):
+    rows = [x * 2.0, x[::-1], np.cos(x)]
+    out = sorted(rows, key=np.linalg.norm)
+    return np.sum(out[0] * 3.0 + out[2])
+
+
+def sorted_pairs(x):
+    pairs = [(x[0], 2.0), (x[1], 1.0), (x[2], 3.0)]
+    s = 0.0
+    for k, (a, w) in enumerate(sorted(pairs, key=lambda p: p[1])):
+        s = s + k * a * w
+    return s
+
+
+def max_min_key(x):
+    return max([x[0], x[1], x[2]], key=lambda v: (v - 0.1) ** 2) * x[0] + min([x[0], x[1]], key=abs)
+
+
+def max_two_key(x):
+    return max(x[0], x[2] * 0.5, key=abs) + min(x[1], x[2], x[0], key=lambda v: -v) ** 2
+
+
+def max_generator_key(x):
+    return max((v * k for k, v in enumerate(x)), key=np.cos) * min(x, key=np.sin)
+
+
+def sorted_of_constants(x):
+    ks = sorted({"b": 1.0, "a": 2.0})
+    return x[0] * len(ks) + sum(sorted([3.0, 1.0], key=abs)) * x[1]
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        sorted_key,
+        sorted_reverse,
+        sorted_array,
+        sorted_generator_key_reverse,
+        sorted_rows_by_norm,
+        sorted_pairs,
+        max_min_key,
+        max_two_key,
+        max_generator_key,
+        sorted_of_constants,
+    ],
+)
+def test_sorted_max_min_with_key(f):
+    exact(f, [X.copy()])
+
+
+def sorted_vector(x):
+    return np.array(sorted(x * x, reverse=True))
+
+
+def test_sorted_vector_output_follows_the_order():
+    exact(sorted_vector, [X.copy()])
+
+
+def test_sorted_is_stable_as_python():
+    def f(x):
+        zs = sorted([x[0], x[1], x[0] * 1.0], key=lambda v: 0.0, reverse=True)
+        return zs[0] + 2.0 * zs[1] + 4.0 * zs[2]
+
+    np.testing.assert_allclose(s2sad.grad(f)(X), [5.0, 2.0, 0.0])
