@@ -577,10 +577,20 @@ class _Desugar:
         chosen order (as JAX's sort); ``key`` runs on the values, never differentiated."""
         items = self.fresh("items")
         listed = seq if isinstance(seq, gast.Name) and seq.id in self.added else None  # a comprehension's list
+        if listed is None and is_dict_view(seq):  # d.items(): [(k, v) for k, v in d.items()], a loop anf knows
+            parts = [self.fresh("part") for _ in range(2 if seq.func.attr == "items" else 1)]
+            target = parts[0] if len(parts) == 1 else gast.Tuple(elts=[name(p) for p in parts], ctx=gast.Load())
+            elt = name(target) if isinstance(target, str) else target
+            store = name(target, gast.Store()) if isinstance(target, str) else copy_tree(target)
+            for n in walk(store):
+                if isinstance(n, gast.Name):
+                    n.ctx = gast.Store()
+            gen = gast.comprehension(target=store, iter=seq, ifs=[], is_async=0)
+            listed = self.comprehension(gast.ListComp(elt=elt, generators=[gen]), pre, stmt)
         if listed is None:
             pre.append(_located(assign(items, gast.Call(func=name("list"), args=[seq], keywords=[])), stmt))
         else:
-            items = seq.id
+            items = listed.id
         self.ns.scope.setdefault("sorted_order", runtime.sorted_order)
         order = self.fresh("order")
         call = gast.Call(func=name("sorted_order"), args=[name(items)], keywords=list(keywords))

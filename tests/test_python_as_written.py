@@ -220,3 +220,73 @@ def test_sorted_is_stable_as_python():
         return zs[0] + 2.0 * zs[1] + 4.0 * zs[2]
 
     np.testing.assert_allclose(s2sad.grad(f)(X), [5.0, 2.0, 0.0])
+
+
+def sorted_dict_items(x):
+    d = {"a": x[0], "b": x[1] * 3}
+    s = 0.0
+    for _, v in sorted(d.items(), key=lambda kv: kv[1]):
+        s = s * 2 + v
+    return s + sum(sorted(d.values(), reverse=True)[0] for _ in range(2))
+
+
+def test_sorted_dict_items_and_values():
+    exact(sorted_dict_items, [X.copy()])
+
+
+def test_max_with_default_and_next_of_accumulate_are_refused_at_the_line():
+    def f(x):
+        return max([x[0], x[1]], key=abs, default=0.0)
+
+    def g(x):
+        return next(itertools.accumulate(x)) * 2.0
+
+    for fn in (f, g):
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_python_as_written.py:\d+:\d+: "):
+            s2sad.grad(fn)(X)
+
+
+# ---- 8. arrays of dtype=object ---------------------------------------------------------------------------
+def object_rows(x):
+    a = np.zeros(2, dtype=object)
+    a[0] = x[:2]
+    a[1] = x[1:]
+    return np.sum(a[0] * a[1])
+
+
+def object_rows_alias(x):
+    a = np.empty(2, dtype="O")
+    b = a
+    b[1] = x[:2]
+    return np.sum(a[1])
+
+
+def object_array_display(x):
+    a = np.array([x[:2], x[1:]], dtype=object)
+    return np.sum(a[0] * a[1])
+
+
+@pytest.mark.parametrize(
+    "f, what",
+    [
+        (object_rows, "'a', an array of dtype=object"),
+        (object_rows_alias, "'b', an array of dtype=object"),
+        (object_array_display, r"np.array\(..., dtype=object\)"),
+    ],
+)
+def test_object_arrays_of_differentiated_values_are_refused_at_the_line(f, what):
+    for make in (s2sad.grad, s2sad.value_and_grad, s2sad.hessian):
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_python_as_written.py:\d+:\d+: .*" + what):
+            make(f)(X.copy())
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_python_as_written.py:\d+:\d+: .*" + what):
+        s2sad.jvp(f)(X.copy(), np.ones(3))
+    assert not check(f, [X.copy()], wrt=[0])
+
+
+def test_an_object_array_of_constants_is_fine():
+    def f(x):
+        a = np.zeros(2, dtype=object)
+        a[0] = "s"
+        return np.sum(x * 2) + len(a)
+
+    exact(f, [X.copy()])
