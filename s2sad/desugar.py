@@ -660,6 +660,7 @@ class _Desugar:
             for n in walk(gen.target):
                 if isinstance(n, gast.Name):
                     renames[n.id] = self.fresh(n.id)
+                    self.ns.user_names[renames[n.id]] = n.id
             target = _renamed(gen.target, renames)
             ifs = [_renamed(c, renames) for c in gen.ifs]
             loops.append((target, iter_, ifs))

@@ -161,6 +161,9 @@ def _call(call, stmt, ns: Namespace) -> Op:
     args = list(call.args)
     keywords = {k.arg: k.value for k in call.keywords}
     path = dotted(call.func)
+    if path is not None and path.split(".")[0] in getattr(ns, "user_names", {}):  # a comprehension's variable
+        root, *rest = path.split(".")
+        path = ".".join([ns.user_names[root], *rest])
     obj = ns.lookup(call.func)
     method = _typed_method(call.func, ns, stmt)
     if method is not None:  # ``self.predict(w)`` where the class of ``self`` is known: its function
