@@ -290,3 +290,37 @@ def test_an_object_array_of_constants_is_fine():
         return np.sum(x * 2) + len(a)
 
     exact(f, [X.copy()])
+
+
+# ---- 5. functools.partial binding into **kwargs -----------------------------------------------------------
+def _scaled(x, a=1.0, **kw):
+    return np.sum(x * kw["scale"] * a) ** 2 + kw.get("off", 0.0) * x[0]
+
+
+def test_partial_binding_into_kwargs():
+    p = functools.partial(_scaled, scale=2.0)
+    exact(p, [X.copy()])
+    nested = functools.partial(functools.partial(_scaled, scale=2.0), a=3.0, off=0.7)
+    exact(nested, [X.copy()])
+    assert s2sad.value_and_grad(nested)(X)[0] == nested(X)
+    # the bound value is read when the derivative runs, as the partial reads it
+    p.keywords["scale"] = 3.0
+    np.testing.assert_allclose(s2sad.grad(p)(X), s2sad.grad(functools.partial(_scaled, scale=3.0))(X))
+
+
+def test_partial_into_kwargs_of_a_function_with_star_args_is_refused_naming_the_keyword():
+    def g(*xs, **kw):
+        return xs[0] * kw["s"]
+
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_python_as_written.py:\d+:\d+: partial binds 's'"):
+        s2sad.grad(functools.partial(g, s=2.0))(1.5)
+
+
+# ---- 7. a list of functions called in a generator ---------------------------------------------------------
+def test_a_function_from_a_list_is_named_by_the_users_name():
+    def f(x):
+        fs = [lambda t, k=k: t * k for k in range(3)]
+        return sum(g(x) for g in fs)
+
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_python_as_written.py:\d+:\d+: .* g\(\) applied"):
+        s2sad.grad(f)(1.5)
