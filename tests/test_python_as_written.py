@@ -324,3 +324,43 @@ def test_a_function_from_a_list_is_named_by_the_users_name():
 
     with pytest.raises(s2sad.DifferentiationError, match=r"test_python_as_written.py:\d+:\d+: .* g\(\) applied"):
         s2sad.grad(f)(1.5)
+
+
+# ---- 6. a global tuple rebound at module level ------------------------------------------------------------
+CONST = (1.0, 2.0)
+CONST_LIST = [0.5, 1.5]
+
+
+def over_const(x):
+    s = 0.0
+    for c in CONST:
+        s = s + c * x[0]
+    return s + x[1] * CONST[1] + sum(c * x[2] for c in CONST_LIST) + CONST_LIST[0] * x[1] ** 2
+
+
+def test_a_global_tuple_rebound_is_read_when_the_derivative_runs():
+    global CONST, CONST_LIST
+    old = CONST, CONST_LIST
+    try:
+        derivatives = [s2sad.grad(over_const), s2sad.value_and_grad(over_const), s2sad.hessian(over_const)]
+        derivatives[0](X)
+        CONST = (3.0, 4.0)  # rebound after the derivative was made
+        CONST_LIST[0] = -2.0  # and a global list changed in place
+        exact(over_const, [X.copy()])
+        for d in derivatives:
+            got = d(X)
+            fresh = {0: s2sad.grad, 1: s2sad.value_and_grad, 2: s2sad.hessian}[derivatives.index(d)](over_const)(X)
+            np.testing.assert_allclose(
+                np.asarray(got[1] if isinstance(got, tuple) else got, dtype=float),
+                np.asarray(fresh[1] if isinstance(fresh, tuple) else fresh, dtype=float),
+            )
+        np.testing.assert_allclose(derivatives[0](X), [7.0, 4.0 + 2 * -2.0 * X[1], -0.5])
+        CONST = (np.ones(2), 2.0)  # other types: the derivative would be stale, so it asks to be made again
+        with pytest.raises(
+            s2sad.DifferentiationError, match=r"test_python_as_written.py:\d+:\d+: 'CONST' was redefined"
+        ):
+            derivatives[0](X)
+        CONST = (1.0, 2.0, 3.0)
+        exact(over_const, [X.copy()])
+    finally:
+        CONST, CONST_LIST = old
