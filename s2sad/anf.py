@@ -340,9 +340,24 @@ class _ANF(LoopSources):
                 self.writable.add(parent)
                 continue
             # a copy, or a view made again from its parent: the name is assigned its new value
-            if direction == "up":  # child is a copy of parent: parent gets child's value
+            if direction == "up" and rel.kind == "field":  # w = q.w: q gets a new version holding w
+                self.ns.scope.setdefault("set_item", runtime.set_item)
+                src = renamed.get(child, child)
+                call = gast.Call(func=name("set_item"), args=[name(parent), _copy(rel.index), name(src)], keywords=[])
+                user = self.user_of.get(rel.parent)
+                if user is not None and self.env.get(user) != rel.parent:
+                    user = None
+                new = self.version(user) if user is not None else (rel.parent if self.depth else self.names.temp())
+                renamed[rel.parent] = new
+                self.emit(assign(new, call), node)
+                self.aliases.refield(src, new, rel.index)  # w is still the field of q's new version
+                self.writable.add(new)
+                continue
+            elif direction == "up":  # child is a copy of parent: parent gets child's value
                 child, parent = parent, renamed.get(child, child)
                 value = name(parent)
+            elif rel.kind == "field":
+                value = gast.Attribute(value=name(parent), attr=rel.index.value, ctx=gast.Load())
             else:
                 value = (
                     name(parent)
@@ -921,6 +936,7 @@ class _ANF(LoopSources):
             self.dict_write(base, index, value, stmt)
             return
         self.check_write(base, stmt)
+        self.check_assumed_views(base, stmt)
         if isinstance(value, gast.Name) and (value.id == base or value.id in self.aliases.shared(base)):
             # a[::-1] = a: NumPy reads the right side whole before it writes (it buffers the overlap)
             tmp = self.names.temp()
@@ -929,6 +945,30 @@ class _ANF(LoopSources):
         target = gast.Subscript(value=name(base), slice=index, ctx=gast.Store())
         self.emit(gast.Assign(targets=[target], value=value, type_comment=None), stmt)
         self.after_write(base, stmt)
+
+    def check_assumed_views(self, base, stmt):
+        """Before a write into ``base``: each view it relies on (``v = x[1:]`` of a parameter) is one only
+        when its parent is a NumPy array (a list's slice is a copy): checked when the code runs."""
+        for view, rel in self.aliases.assumed_arrays(base):
+            parent = rel.parent
+            if rel.kind == "field":
+                helper, extra = "expect_field", [const(rel.index.value)]
+                message = (
+                    f"in-place write into '{self.describe(base)}': '{self.describe(view)}' is "
+                    f"'{self.describe(parent)}.{rel.index.value}', which s2sad follows as a field of a NamedTuple "
+                    f"or dataclass, but '{self.describe(parent)}' is not one here; copy first (np.copy)"
+                )
+            else:
+                helper, extra = "expect_array", []
+                message = (
+                    f"in-place write into '{self.describe(base)}': '{self.describe(view)}' is a slice of "
+                    f"'{self.describe(parent)}', which s2sad follows as a view of an array, but "
+                    f"'{self.describe(parent)}' is not a NumPy array here (a slice of a list or tuple is a copy); "
+                    "copy first (np.copy)"
+                )
+            self.ns.scope.setdefault(helper, getattr(runtime, helper))
+            call = gast.Call(func=name(helper), args=[name(parent), *extra, const(message)], keywords=[])
+            self.emit(gast.Expr(value=call), stmt)
 
     def dict_write(self, base, index, value, stmt):
         """``d[k] = v`` as ``d = set_item(d, k, v)``: exact when no other name reads ``d``'s dict later."""

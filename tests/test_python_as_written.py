@@ -2,9 +2,12 @@
 with ``key=``, ... Each is exact in every mode against finite differences (and not refused), or refused at
 the user's line naming the user's construct."""
 
+import copy
+import dataclasses
 import functools
 import itertools
 import operator
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -16,12 +19,15 @@ from tests.test_nested_functions import check_all
 X = np.array([0.31, -0.53, 0.77])
 
 
-def exact(f, args, wrt=0):
-    """Not refused, and exact in every mode (inputs unchanged)."""
-    s2sad.grad(f, wrt=wrt)(*args) if np.ndim(f(*args)) == 0 else s2sad.jvp(f, wrt=wrt)
+def exact(f, args, wrt=0, pure=True):
+    """Not refused, and exact in every mode (inputs unchanged).  ``pure``: f does not write into its
+    arguments (``check_all`` runs f on them; ``check`` on copies)."""
+    scalar = np.ndim(f(*copy.deepcopy(args))) == 0
+    s2sad.grad(f, wrt=wrt)(*copy.deepcopy(args)) if scalar else s2sad.jvp(f, wrt=wrt)
     symptoms = check(f, args, wrt=[wrt])
     assert not symptoms, "\n".join(symptoms)
-    check_all(f, args, wrt=wrt)
+    if pure:
+        check_all(f, args, wrt=wrt)
 
 
 # ---- 1. itertools.accumulate, itertools.chain, chain.from_iterable ---------------------------------------
@@ -364,3 +370,181 @@ def test_a_global_tuple_rebound_is_read_when_the_derivative_runs():
         exact(over_const, [X.copy()])
     finally:
         CONST, CONST_LIST = old
+
+
+# ---- 3. a view of an argument written, then the argument read ---------------------------------------------
+X4 = np.array([0.31, -0.53, 0.77, 1.2])
+
+
+def view_scaled(x):
+    v = x[1:]
+    v *= 2
+    return np.sum(x**2)
+
+
+def view_read_after_parent_write(x):
+    v = x[1:]
+    x[0] = x[1] * 3.0
+    return np.sum(v * x[:3])
+
+
+def view_of_view(x):
+    v = x[1:]
+    w = v[:2]
+    w[0] = np.sin(w[1])
+    return np.sum(x**3) + np.sum(v)
+
+
+def view_in_loop(x):
+    v = x[:2]
+    for i in range(2):
+        v[i] = v[i] * x[3]
+    return np.sum(x * x)
+
+
+def view_strided(x):
+    v = x[::2]
+    v[:] = np.tanh(v)
+    return np.sum(x**2) * x[1]
+
+
+def view_of_matrix_row(a):
+    r = a[1, :]
+    r += a[0, :] ** 2
+    return np.sum(a * a)
+
+
+@pytest.mark.parametrize(
+    "f, x",
+    [
+        (view_scaled, X4),
+        (view_read_after_parent_write, X4),
+        (view_of_view, X4),
+        (view_in_loop, X4),
+        (view_strided, X4),
+        (view_of_matrix_row, np.arange(6.0).reshape(2, 3) / 7 + 0.1),
+    ],
+)
+def test_a_view_of_an_argument_written_then_the_argument_read(f, x):
+    exact(f, [x.copy()], pure=False)
+    a = x.copy()
+    s2sad.grad(f)(a)
+    s2sad.jvp(f)(a, np.ones_like(a))
+    assert np.array_equal(a, x)  # the caller's x is unchanged by derivative calls
+    b = x.copy()
+    assert s2sad.value_and_grad(f)(b)[0] == f(x.copy())
+
+
+def view_second_arg(x, y):
+    v = x[1:]
+    v += y
+    return np.sum(x * np.cos(x))
+
+
+def test_a_view_written_with_another_argument():
+    exact(view_second_arg, [X4.copy(), np.ones(3)], pure=False)
+    exact(view_second_arg, [X4.copy(), np.linspace(0.1, 0.3, 3)], wrt=1, pure=False)
+
+
+def test_a_view_of_a_list_argument_is_refused_when_the_derivative_runs():
+    def f(x):
+        v = x[1:]
+        v[0] = 5.0
+        return x[0] * x[1]
+
+    assert f([0.5, 2.0, 3.0]) == 1.0
+    with pytest.raises(
+        s2sad.DifferentiationError, match=r"test_python_as_written.py:\d+:\d+: .*'x' is not a NumPy array"
+    ):
+        s2sad.grad(f)([0.5, 2.0, 3.0])
+
+
+# ---- 4. a NamedTuple / dataclass field written through a local, the object read later ----------------------
+class Q(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+
+@dataclasses.dataclass
+class D:
+    w: np.ndarray
+    b: float
+
+
+class Plain:
+    def __init__(self, w):
+        self.w = w
+
+
+def field_add(x, q):
+    w = q.w
+    w[0] += x[0]
+    return np.sum(q.w * x)
+
+
+def field_scaled(x, q):
+    w = q.w
+    b = q.b
+    w *= x
+    return np.sum(q.w * b) + np.sum(w**2)
+
+
+def field_in_branch(x, q):
+    w = q.w
+    if x[0] > 0:
+        w[1] = np.sin(x[1])
+    return np.sum(q.w * x) + q.b[0]
+
+
+def field_in_loop(x, q):
+    w = q.w
+    for i in range(2):
+        w[i] = w[i] * x[i]
+    return np.sum(q.w * x)
+
+
+def field_through_copy(x, q):
+    w = q.w
+    w[0] = x[0] ** 2
+    q2 = q
+    return np.sum(q2.w * x)
+
+
+@pytest.mark.parametrize("f", [field_add, field_scaled, field_in_branch, field_in_loop, field_through_copy])
+def test_a_namedtuple_field_written_through_a_local(f):
+    q = Q(np.array([1.0, 0.5, -0.3]), np.array([2.0, 1.0, 0.5]))
+    before = copy.deepcopy(q)
+    exact(f, [X.copy(), q], pure=False)
+    s2sad.grad(f)(X.copy(), q)
+    s2sad.jvp(f)(X.copy(), q, np.ones(3))
+    assert all(np.array_equal(a, b) for a, b in zip(q, before))  # the caller's q is unchanged
+    assert s2sad.value_and_grad(f)(X.copy(), copy.deepcopy(q))[0] == f(X.copy(), copy.deepcopy(q))
+
+
+def field_wrt_q(q, x):
+    w = q.w
+    w[0] += x[0]
+    return np.sum(q.w * q.w)
+
+
+def test_a_field_written_through_a_local_differentiated_with_respect_to_the_object():
+    q = Q(np.ones(3) * 0.7, np.ones(3))
+    gq, gx = s2sad.grad(field_wrt_q, wrt=(0, 1))(q, X.copy())
+    np.testing.assert_allclose(gq.w, 2 * (q.w + np.array([X[0], 0, 0])))
+    np.testing.assert_allclose(gq.b, 0.0)
+    np.testing.assert_allclose(gx, [2 * (0.7 + X[0]), 0, 0])
+    np.testing.assert_allclose(s2sad.hessian(field_wrt_q, wrt=1)(q, X.copy()), np.diag([2.0, 0, 0]))
+    assert np.array_equal(q.w, np.ones(3) * 0.7)
+
+
+def test_a_dataclass_field_written_through_a_local():
+    d = D(np.array([1.0, 0.5, -0.3]), 1.0)
+    g = s2sad.grad(field_add)(X.copy(), d)
+    np.testing.assert_allclose(g, [1.0 + 2 * X[0], 0.5, -0.3])
+    np.testing.assert_allclose(s2sad.hessian(field_add)(X.copy(), d), np.diag([2.0, 0, 0]))
+    assert np.array_equal(d.w, [1.0, 0.5, -0.3])
+
+
+def test_a_plain_object_attribute_written_through_a_local_is_refused_when_the_derivative_runs():
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_python_as_written.py:\d+:\d+: .*'q' is not one here"):
+        s2sad.grad(field_add)(X.copy(), Plain(np.ones(3)))

@@ -38,6 +38,8 @@ __all__ = [
     "copy_input",
     "updates_in_place",
     "rebinds_a_number",
+    "expect_array",
+    "expect_field",
     "number_item",
     "last_writes",
     "is_view",
@@ -524,6 +526,25 @@ def updates_in_place(x):
     if isinstance(x, (int, float, complex, np.number)):
         return False
     raise TypeError(f"s2sad: += on a {type(x).__name__} that another name shares is not supported; write x = x + v")
+
+
+def expect_array(x, message):
+    """Nothing for a NumPy array ``x``; otherwise the refusal ``message`` at the user's line (generated code
+    followed a slice of ``x`` as a view of its memory)."""
+    if type(x) is not np.ndarray:
+        raise _refusal(message)
+
+
+def expect_field(x, field, message):
+    """Nothing when ``x`` is a NamedTuple or dataclass with the field ``field``; otherwise the refusal
+    ``message`` at the user's line (generated code followed ``w = x.field`` as that field)."""
+    import dataclasses
+
+    if isinstance(x, tuple) and field in getattr(type(x), "_fields", ()):
+        return
+    if dataclasses.is_dataclass(x) and not isinstance(x, type) and field in {f.name for f in dataclasses.fields(x)}:
+        return
+    raise _refusal(message)
 
 
 def rebinds_a_number(x, message):
