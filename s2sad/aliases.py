@@ -404,23 +404,21 @@ class Aliases:
             if all(c in counts for c in ends[:-1]) and ends[-1] in counts:
                 yield child, rel
 
-    def assumed_arrays(self, written) -> list[tuple[str, Relation]]:
-        """(name, relation) for each valid relation among the names sharing ``written``'s memory that holds
-        only if its parent is a NumPy array (a slice of a parameter) or a NamedTuple or dataclass with that
-        field (``w = q.w``): generated code checks the parent."""
-        out = []
-        for n in [written, *self.shared(written)]:
-            rel = self.rel.get(n)
-            if rel is not None and rel.assumed and self.valid(rel) and (n, rel) not in out:
-                out.append((n, rel))
-        return out
+    def assumed_arrays(self, written, live) -> list[tuple[str, Relation]]:
+        """(name, relation) for each relation the update after a write into ``written`` relies on
+        (:meth:`plan`) that holds only if its parent is a NumPy array (a slice of a parameter) or a
+        NamedTuple or dataclass with that field (``w = q.w``): generated code checks the parent."""
+        steps = self.plan(written, live)
+        if isinstance(steps, tuple):
+            return []
+        return [(child, rel) for _, child, rel in steps if rel.assumed]
 
     def array_view(self, name) -> bool:
         """Whether ``name`` is certainly an array: an exact view with a slice of a number or array
         (a number cannot be sliced, so f itself got an array there)."""
         rel = self.rel.get(name)
-        if rel is None or rel.kind != "view" or not self.valid(rel):
-            return False
+        if rel is None or rel.kind != "view" or not self.valid(rel) or rel.assumed:
+            return False  # (a slice of a parameter: an array only if the parameter is one)
         return True
 
     def _memory_of(self, value, is_local):

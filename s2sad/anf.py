@@ -179,6 +179,7 @@ class _ANF(LoopSources):
         self.env = {p: p for p in self.params}  # user name -> current version
         self.user_of = {p: p for p in self.params}  # version -> user name
         self.aliases = Aliases(self.params, liveness(tree, self.global_callee))
+        self.entry_checks: list = []  # (parameter, field, message, write): expect_field on entry (next pass)
         self.value_live = value_liveness(tree, self.global_callee)  # None: every live name's value counts
         self.known_ints: set[str] = set()  # names holding ints: range loop indices
         self.typed: dict[str, str] = {}  # name -> path of the typed object it is given (t = model.layer)
@@ -949,7 +950,7 @@ class _ANF(LoopSources):
     def check_assumed_views(self, base, stmt):
         """Before a write into ``base``: each view it relies on (``v = x[1:]`` of a parameter) is one only
         when its parent is a NumPy array (a list's slice is a copy): checked when the code runs."""
-        for view, rel in self.aliases.assumed_arrays(base):
+        for view, rel in self.aliases.assumed_arrays(base, self.value_read_later):
             parent = rel.parent
             if rel.kind == "field":
                 helper, extra = "expect_field", [const(rel.index.value)]
@@ -969,6 +970,10 @@ class _ANF(LoopSources):
             self.ns.scope.setdefault(helper, getattr(runtime, helper))
             call = gast.Call(func=name(helper), args=[name(parent), *extra, const(message)], keywords=[])
             self.emit(gast.Expr(value=call), stmt)
+            param = self.aliases.param_written(parent) if rel.kind == "field" else None
+            if param is not None and self.aliases.memory(parent) == self.aliases.memory(param):
+                # also checked on entry (the derivative of a branch may need the object's zeros first)
+                self.entry_checks.append((param, rel.index.value, message, stmt))
 
     def dict_write(self, base, index, value, stmt):
         """``d[k] = v`` as ``d = set_item(d, k, v)``: exact when no other name reads ``d``'s dict later."""
@@ -1529,6 +1534,7 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
                 "parameters are not supported yet; give each parameter a name (or pass a tuple or dict)",
             )
     private: set[str] = set()
+    entry: list = []  # (parameter, field, message, write) checked on entry: ``w = q.w`` followed as q's field
     while True:  # again, with the parameters whose data f writes into copied on entry
         names = Names(all_names(tree) | set(ns.used) | {"np", "math", "copy_input"})
         pass_ = _ANF(tree, ns, loc, names)
@@ -1536,13 +1542,19 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
             ns.scope.setdefault("copy_input", runtime.copy_input)
             call = gast.Call(func=name("copy_input"), args=[name(p)], keywords=[])
             pass_.emit(assign(pass_.version(p), call), tree.body[0])
+        for p, field, message, where in entry:  # (located at the write)
+            ns.scope.setdefault("expect_field", runtime.expect_field)
+            call = gast.Call(func=name("expect_field"), args=[name(p), const(field), const(message)], keywords=[])
+            pass_.emit(gast.Expr(value=call), where)
         n_returns = sum(isinstance(n, gast.Return) for n in walk(tree))
         if n_returns > 1:
             pass_.return_name = names.fresh("out")
         pass_.stmts(tree.body)
-        if pass_.written_params <= private:
+        found = [c for c in pass_.entry_checks if c[:3] not in [e[:3] for e in entry]]
+        if pass_.written_params <= private and not found:
             break
         private |= pass_.written_params
+        entry += found
     facts = Facts({n: set(pass_.aliases.shared(n)) for n in pass_.aliases.root}, pass_.writable, pass_.checkpoints)
     out = restructure(pass_.out, loc)
     bindings = {}  # names bound once to a typed object (star.Typing), for primitives
