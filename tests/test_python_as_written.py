@@ -548,3 +548,25 @@ def test_a_dataclass_field_written_through_a_local():
 def test_a_plain_object_attribute_written_through_a_local_is_refused_when_the_derivative_runs():
     with pytest.raises(s2sad.DifferentiationError, match=r"test_python_as_written.py:\d+:\d+: .*'q' is not one here"):
         s2sad.grad(field_add)(X.copy(), Plain(np.ones(3)))
+
+
+def object_array_argument(x, a):
+    a[0] = x[0] * 3
+    return a[0] * 2
+
+
+@pytest.mark.parametrize("rows", [False, True])
+def test_an_object_array_argument_written_is_refused_where_the_derivative_runs(rows):
+    """It was silently 0 (``stored`` took dtype=object for an integer array's truncation)."""
+
+    def args():
+        a = np.zeros(2, dtype=object)
+        return [X.copy(), a]
+
+    for call in (
+        lambda: s2sad.grad(object_array_argument)(*args()),
+        lambda: s2sad.jvp(object_array_argument)(*args(), np.ones(3)),
+        lambda: s2sad.hessian(object_array_argument)(*args()),
+    ):
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_python_as_written.py:\d+:\d+: .*dtype=object"):
+            call()

@@ -596,8 +596,14 @@ def stored(a, g):
     list's entry is rebound, whatever it held."""
     if isinstance(a, (dict, list)):
         return g
-    if np.asarray(a).dtype.kind in "fc":
+    kind = np.asarray(a).dtype.kind
+    if kind in "fc":
         return g
+    if kind == "O":  # an array of Python objects keeps the value itself: not a truncation
+        raise _refusal(
+            "writing a differentiated value into an array of dtype=object is not supported (its items may be "
+            "arrays of any shape); keep the items in a list, or stack them (np.stack(rows))"
+        )
     return zeros_like(g)
 
 
