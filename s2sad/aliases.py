@@ -109,10 +109,11 @@ _VIEWS = {
 
 @dataclass
 class Relation:
-    kind: str  # "copy" | "view" | "item"
+    kind: str  # "copy" | "view" | "item" | "field" (``w = q.w`` of a NamedTuple or dataclass)
     parent: str
     index: object = None  # the ANF index of a view
     stamp: dict = field(default_factory=dict)  # assignment counts of the parent and index names
+    assumed: bool = False  # a slice of what may also be a list: a view only when the parent is an array
 
 
 class Aliases:
@@ -131,6 +132,7 @@ class Aliases:
         self.numbers: set[str] = set()  # names known to hold a Python number here (no memory)
         self.tapes: set[int] = set()  # memories of the reverse sweep's stacks (``z_stack = tape()``)
         self.arrays: set[str] = set()  # names bound to a new NumPy array of numbers (``a = np.zeros(3)``)
+        self.field_counts: dict = {}  # (w, q) -> the assignment counts of q at which w is its field
         for p in params:
             t = self._new(PARAM)
             self.param_of[t] = p
@@ -267,6 +269,13 @@ class Aliases:
             # ``a.flat``, ``a.real``, ``obj.w``: may be (a view of) the receiver's memory
             receiver = [n.id for n in walk(value) if isinstance(n, gast.Name) and is_local(n.id)]
             self.root[t] = self._merge([self.root.get(n) for n in receiver]) if receiver else self._new(GLOBAL)
+            if isinstance(value.value, gast.Name) and receiver and not hasattr(np.ndarray, value.attr):
+                # ``w = q.w``: the field itself when ``q`` is a NamedTuple or dataclass (checked where a
+                # write relies on it); a write into ``w`` gives ``q`` the field's new value
+                base = value.value.id
+                attr = gast.Constant(value=value.attr, kind=None)
+                self.rel[t] = Relation("field", base, attr, self._stamp([base]), assumed=True)
+                self.field_counts.setdefault((t, base), set()).add(self.count.get(base, 0))
         elif isinstance(value, gast.Call) and resolve(value.func) in (runtime.copy_dict, runtime.set_item):
             # a new dict holding the dict's values (and the value set): ``{**d}``, ``dict(d)``, ``d[k] = v``
             token = self._new(CONTAINER)
@@ -277,6 +286,7 @@ class Aliases:
                     held |= self.contains.get(m, set()) if self.kind[m] == CONTAINER else {m}
             self.contains[token] = {self.find(m) for m in held}
             self.root[t] = token
+            self._field_kept(t, value)
         elif isinstance(value, gast.Call) and resolve(value.func) is runtime.tape and not value.args:
             self.root[t] = self._new(CONTAINER)  # the reverse sweep's stack
             self.tapes.add(self.root[t])
@@ -350,16 +360,65 @@ class Aliases:
         self.root[t] = self.root[base]
         names = [n.id for n in walk(index) if isinstance(n, gast.Name)]
         array = makes_view(index)
-        if array and arrays_only:
+        # (of a parameter, or of an object of unknown type: a view if it is an array, which generated code
+        # checks before a write that relies on it, ``assumed_arrays``; a list's slice is a copy)
+        self.rel[t] = Relation(
+            "view" if array else "item", base, index, self._stamp([base, *names]), array and arrays_only
+        )
+
+    def _field_kept(self, t, call):
+        """``t = set_item(q, "w", w)`` where ``w`` is the field ``w`` of ``q``: it is ``t``'s too."""
+        args = call.args
+        if len(args) != 3 or not all(isinstance(a, gast.Name) for a in (args[0], args[2])):
             return
-        self.rel[t] = Relation("view" if array else "item", base, index, self._stamp([base, *names]))
+        index = args[1]
+        rel = self.rel.get(args[2].id)
+        if (
+            isinstance(index, gast.Constant)
+            and rel is not None
+            and rel.kind == "field"
+            and rel.parent == args[0].id
+            and rel.index.value == index.value
+            and all(self.count.get(n, 0) == c + (n == t) for n, c in rel.stamp.items())  # (t counted already)
+        ):
+            self.refield(args[2].id, t, rel.index)
+
+    def refield(self, child, parent, index):
+        """After ``parent = set_item(old, "w", child)``: ``child`` is the field ``w`` of ``parent``."""
+        self.rel[child] = Relation("field", parent, index, self._stamp([parent, child]), assumed=True)
+        self.field_counts.setdefault((child, parent), set()).add(self.count.get(parent, 0))
+
+    def _fields_after_join(self, names, snaps):
+        """``w = q.w`` where a branch rebinds ``q`` (``q = set_item(q, "w", w)``, the same name inside
+        ``if``/``for``): ``w`` is still the field of ``q`` when every path left ``q`` at a version of
+        which ``w`` is the field."""
+        for (child, parent), counts in list(self.field_counts.items()):
+            if parent not in names:
+                continue
+            if child in names and any(s[child][2] != self.count.get(child, 0) for s in snaps if child in s):
+                continue  # w itself rebound on some path
+            rel = self.rel.get(child)
+            if rel is None or rel.kind != "field" or rel.parent != parent:
+                continue
+            ends = [s[parent][2] for s in snaps if parent in s] + [self.count.get(parent, 0)]
+            if all(c in counts for c in ends[:-1]) and ends[-1] in counts:
+                yield child, rel
+
+    def assumed_arrays(self, written, live) -> list[tuple[str, Relation]]:
+        """(name, relation) for each relation the update after a write into ``written`` relies on
+        (:meth:`plan`) that holds only if its parent is a NumPy array (a slice of a parameter) or a
+        NamedTuple or dataclass with that field (``w = q.w``): generated code checks the parent."""
+        steps = self.plan(written, live)
+        if isinstance(steps, tuple):
+            return []
+        return [(child, rel) for _, child, rel in steps if rel.assumed]
 
     def array_view(self, name) -> bool:
         """Whether ``name`` is certainly an array: an exact view with a slice of a number or array
         (a number cannot be sliced, so f itself got an array there)."""
         rel = self.rel.get(name)
-        if rel is None or rel.kind != "view" or not self.valid(rel):
-            return False
+        if rel is None or rel.kind != "view" or not self.valid(rel) or rel.assumed:
+            return False  # (a slice of a parameter: an array only if the parameter is one)
         return True
 
     def _memory_of(self, value, is_local):
@@ -438,6 +497,7 @@ class Aliases:
         ``item`` relation that holds wherever the name may share its parent's memory (it is re-derived
         only where ``is_view`` says the name is a view at run time: where it holds a number or memory of
         its own, it is left alone)."""
+        fields = list(self._fields_after_join(names, snaps))
         for n in names:
             item = self._item_after_join(n, snaps)
             tokens = [s[n][0] for s in snaps if s.get(n, (None,))[0] is not None]
@@ -450,6 +510,8 @@ class Aliases:
             self.count[n] = max([self.count.get(n, 0)] + [s[n][2] for s in snaps if n in s]) + 1
             if item is not None:
                 self.rel[n] = item
+        for child, rel in fields:
+            self.refield(child, rel.parent, rel.index)
 
     def _item_after_join(self, n, snaps):
         """The valid ``item`` relation ``n`` has in some of the joined states, when in each of the others

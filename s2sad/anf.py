@@ -179,6 +179,7 @@ class _ANF(LoopSources):
         self.env = {p: p for p in self.params}  # user name -> current version
         self.user_of = {p: p for p in self.params}  # version -> user name
         self.aliases = Aliases(self.params, liveness(tree, self.global_callee))
+        self.entry_checks: list = []  # (parameter, field, message, write): expect_field on entry (next pass)
         self.value_live = value_liveness(tree, self.global_callee)  # None: every live name's value counts
         self.known_ints: set[str] = set()  # names holding ints: range loop indices
         self.typed: dict[str, str] = {}  # name -> path of the typed object it is given (t = model.layer)
@@ -340,9 +341,24 @@ class _ANF(LoopSources):
                 self.writable.add(parent)
                 continue
             # a copy, or a view made again from its parent: the name is assigned its new value
-            if direction == "up":  # child is a copy of parent: parent gets child's value
+            if direction == "up" and rel.kind == "field":  # w = q.w: q gets a new version holding w
+                self.ns.scope.setdefault("set_item", runtime.set_item)
+                src = renamed.get(child, child)
+                call = gast.Call(func=name("set_item"), args=[name(parent), _copy(rel.index), name(src)], keywords=[])
+                user = self.user_of.get(rel.parent)
+                if user is not None and self.env.get(user) != rel.parent:
+                    user = None
+                new = self.version(user) if user is not None else (rel.parent if self.depth else self.names.temp())
+                renamed[rel.parent] = new
+                self.emit(assign(new, call), node)
+                self.aliases.refield(src, new, rel.index)  # w is still the field of q's new version
+                self.writable.add(new)
+                continue
+            elif direction == "up":  # child is a copy of parent: parent gets child's value
                 child, parent = parent, renamed.get(child, child)
                 value = name(parent)
+            elif rel.kind == "field":
+                value = gast.Attribute(value=name(parent), attr=rel.index.value, ctx=gast.Load())
             else:
                 value = (
                     name(parent)
@@ -921,6 +937,7 @@ class _ANF(LoopSources):
             self.dict_write(base, index, value, stmt)
             return
         self.check_write(base, stmt)
+        self.check_assumed_views(base, stmt)
         if isinstance(value, gast.Name) and (value.id == base or value.id in self.aliases.shared(base)):
             # a[::-1] = a: NumPy reads the right side whole before it writes (it buffers the overlap)
             tmp = self.names.temp()
@@ -929,6 +946,34 @@ class _ANF(LoopSources):
         target = gast.Subscript(value=name(base), slice=index, ctx=gast.Store())
         self.emit(gast.Assign(targets=[target], value=value, type_comment=None), stmt)
         self.after_write(base, stmt)
+
+    def check_assumed_views(self, base, stmt):
+        """Before a write into ``base``: each view it relies on (``v = x[1:]`` of a parameter) is one only
+        when its parent is a NumPy array (a list's slice is a copy): checked when the code runs."""
+        for view, rel in self.aliases.assumed_arrays(base, self.value_read_later):
+            parent = rel.parent
+            if rel.kind == "field":
+                helper, extra = "expect_field", [const(rel.index.value)]
+                message = (
+                    f"in-place write into '{self.describe(base)}': '{self.describe(view)}' is "
+                    f"'{self.describe(parent)}.{rel.index.value}', which s2sad follows as a field of a NamedTuple "
+                    f"or dataclass, but '{self.describe(parent)}' is not one here; copy first (np.copy)"
+                )
+            else:
+                helper, extra = "expect_array", []
+                message = (
+                    f"in-place write into '{self.describe(base)}': '{self.describe(view)}' is a slice of "
+                    f"'{self.describe(parent)}', which s2sad follows as a view of an array, but "
+                    f"'{self.describe(parent)}' is not a NumPy array here (a slice of a list or tuple is a copy); "
+                    "copy first (np.copy)"
+                )
+            self.ns.scope.setdefault(helper, getattr(runtime, helper))
+            call = gast.Call(func=name(helper), args=[name(parent), *extra, const(message)], keywords=[])
+            self.emit(gast.Expr(value=call), stmt)
+            param = self.aliases.param_written(parent) if rel.kind == "field" else None
+            if param is not None and self.aliases.memory(parent) == self.aliases.memory(param):
+                # also checked on entry (the derivative of a branch may need the object's zeros first)
+                self.entry_checks.append((param, rel.index.value, message, stmt))
 
     def dict_write(self, base, index, value, stmt):
         """``d[k] = v`` as ``d = set_item(d, k, v)``: exact when no other name reads ``d``'s dict later."""
@@ -1489,6 +1534,7 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
                 "parameters are not supported yet; give each parameter a name (or pass a tuple or dict)",
             )
     private: set[str] = set()
+    entry: list = []  # (parameter, field, message, write) checked on entry: ``w = q.w`` followed as q's field
     while True:  # again, with the parameters whose data f writes into copied on entry
         names = Names(all_names(tree) | set(ns.used) | {"np", "math", "copy_input"})
         pass_ = _ANF(tree, ns, loc, names)
@@ -1496,13 +1542,19 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
             ns.scope.setdefault("copy_input", runtime.copy_input)
             call = gast.Call(func=name("copy_input"), args=[name(p)], keywords=[])
             pass_.emit(assign(pass_.version(p), call), tree.body[0])
+        for p, field, message, where in entry:  # (located at the write)
+            ns.scope.setdefault("expect_field", runtime.expect_field)
+            call = gast.Call(func=name("expect_field"), args=[name(p), const(field), const(message)], keywords=[])
+            pass_.emit(gast.Expr(value=call), where)
         n_returns = sum(isinstance(n, gast.Return) for n in walk(tree))
         if n_returns > 1:
             pass_.return_name = names.fresh("out")
         pass_.stmts(tree.body)
-        if pass_.written_params <= private:
+        found = [c for c in pass_.entry_checks if c[:3] not in [e[:3] for e in entry]]
+        if pass_.written_params <= private and not found:
             break
         private |= pass_.written_params
+        entry += found
     facts = Facts({n: set(pass_.aliases.shared(n)) for n in pass_.aliases.root}, pass_.writable, pass_.checkpoints)
     out = restructure(pass_.out, loc)
     bindings = {}  # names bound once to a typed object (star.Typing), for primitives

@@ -119,6 +119,7 @@ def normalize(obj):
             )
     if not args and not kwargs:
         return obj
+    obj, kwargs = _into_kwargs(obj, kwargs)
     bound = _bind(obj, args, kwargs, what)
     bound.partial_keywords = tuple(keywords)  # checked on each call of the derivative (live.Check)
     return bound
@@ -137,6 +138,25 @@ def _user_call_method(obj) -> bool:
 def _where(fn) -> str:
     code = getattr(fn, "__code__", None)
     return f"{code.co_filename}:{code.co_firstlineno}:1: " if code is not None else ""
+
+
+def _into_kwargs(fn, kwargs: dict):
+    """``partial(f, scale=2.0)`` of ``def f(x, **kw)``: ``f`` specialized to calls giving ``scale`` into
+    ``**kw`` (its parameter ``kw_scale``, which is then bound), and the keywords renamed so."""
+    from .parse import unwrap
+    from .star import VAR_KW, VAR_POS, Specialized
+
+    inner = unwrap(fn)
+    try:
+        params = list(inspect.signature(inner).parameters.values())
+    except (TypeError, ValueError):
+        return fn, kwargs
+    named = {p.name for p in params if p.kind not in (VAR_POS, VAR_KW)}
+    extra = [k for k in kwargs if k not in named]
+    if not extra or not any(p.kind is VAR_KW for p in params) or any(p.kind is VAR_POS for p in params):
+        return fn, kwargs  # (refused by _bind, naming the keyword, when it does not fit)
+    spec = Specialized(inner, 0, tuple(extra))
+    return spec, {spec.renamed.get(k, k): v for k, v in kwargs.items()}
 
 
 def _bind(fn, args: tuple, kwargs: dict, what) -> BoundFunction:

@@ -21,7 +21,7 @@ import linecache
 import types
 
 from .errors import DifferentiationError
-from .live import live_globals
+from .live import live_globals, structure
 
 _counter = itertools.count()
 GENERATED_FROM: dict[str, str] = {}  # generated module's file name -> the user's file it derives
@@ -54,7 +54,8 @@ def load(source: str, namespace: dict, label: str, origins: dict | None = None) 
         key = (id(origin), ns is None)  # wrappers (no namespace) pin names of their own
         space = spaces.get(key)
         if space is None:
-            if ns is not None and not ns.free <= ns.steered.keys():
+            pinned = {k for k, v in ns.steered.items() if structure(v) is None} if ns is not None else set()
+            if ns is not None and not ns.free <= pinned:  # (a tuple of floats is read live: structure)
                 space = live_globals(origin, own)  # it reads values: live
             else:  # it reads only names the guard re-validates on every call: a plain, faster dict
                 space = {**(ns.used if ns is not None else {}), **own}

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import itertools
 import math
 import types
 
@@ -36,7 +37,16 @@ from .ir import copy_tree, is_dict_view, out_arguments, walk
 from .naming import Names, all_names, assign, const, name
 from .resolve import MISSING, dotted
 
-_CONSUMERS = (builtins.sum, builtins.min, builtins.max, builtins.list, builtins.tuple, math.fsum, math.prod)
+_CONSUMERS = (
+    builtins.sum,
+    builtins.min,
+    builtins.max,
+    builtins.list,
+    builtins.tuple,
+    builtins.sorted,
+    math.fsum,
+    math.prod,
+)
 _METHODS = {"item": "ndarray_item", "tolist": "ndarray_tolist"}  # array methods spelled as helper calls
 
 
@@ -52,8 +62,11 @@ def _located(stmt, like):
 def _needs_work(tree, ns) -> bool:
     if _dict_parameters(tree) or any(isinstance(n, gast.For) and _global_dict_view(n.iter, ns) for n in walk(tree)):
         return True
-    if any(isinstance(n, gast.Call) and _is_user_partial(ns.lookup(n.func)) for n in walk(tree)):
-        return True
+    for n in walk(tree):
+        if isinstance(n, gast.Call):
+            callee = ns.lookup(n.func)
+            if _is_user_partial(callee) or _is_chain(callee) or callee is itertools.accumulate:
+                return True
     for n in walk(tree):
         if isinstance(n, gast.Call) and [k for k in n.keywords if k.arg == "out"] or _ufunc_outputs(n, ns):
             return True
@@ -64,7 +77,7 @@ def _needs_work(tree, ns) -> bool:
         if isinstance(n, gast.BoolOp) and not _is_boolean(n):
             return True
         if isinstance(n, gast.Call):
-            if isinstance(n.func, gast.Name) and n.func.id in ("max", "min", "list", "tuple", "dict"):
+            if isinstance(n.func, gast.Name) and n.func.id in ("max", "min", "list", "tuple", "dict", "sorted"):
                 return True
             if any(k.arg is None for k in n.keywords) or isinstance(n.func, gast.Attribute) and n.func.attr == "get":
                 return True
@@ -400,8 +413,14 @@ class _Desugar:
             node.args = args
             for kw in node.keywords:
                 kw.value = self.expr(kw.value, pre, stmt)
-            if callee in (builtins.max, builtins.min) and args and not node.keywords:
-                return self.extremum(callee, args, pre, stmt)
+            if callee in (builtins.max, builtins.min) and args and all(k.arg == "key" for k in node.keywords):
+                return self.extremum(callee, args, pre, stmt, node.keywords)
+            if callee is builtins.sorted and len(args) == 1 and all(k.arg in ("key", "reverse") for k in node.keywords):
+                return self.sorted_(args[0], node.keywords, pre, stmt)
+            if _is_chain(callee) and not node.keywords and not any(isinstance(a, gast.Starred) for a in args):
+                return self.chained(args if callee is itertools.chain else None, args, pre, stmt)
+            if callee is itertools.accumulate and _accumulate_args(node):
+                return self.accumulate(node, pre, stmt)
             if callee is math.hypot and _is_hypot_n(node, self.ns):
                 return self.hypot(node)
             spelled = _spelled_call(node, self.ns)
@@ -516,13 +535,14 @@ class _Desugar:
         pre.append(_located(assign(tmp, node), stmt))
         return name(tmp)
 
-    def extremum(self, callee, args, pre, stmt):
-        """``max(a, b)`` as ``b if b > a else a`` (Python keeps the first of equal items); ``max(xs)``
-        and ``max(a, b, c)`` as the item at ``index_of_max(...)``.  The derivative is the returned item's."""
+    def extremum(self, callee, args, pre, stmt, keywords=()):
+        """``max(a, b)`` as ``b if b > a else a`` (Python keeps the first of equal items); ``max(xs)``,
+        ``max(a, b, c)`` and ``max(xs, key=k)`` as the item at ``index_of_max(..., key=k)``.  The
+        derivative is the returned item's (the choice is piecewise constant, as for JAX's sort)."""
         args = [a if isinstance(a, gast.Starred) else self.atom(a, pre, stmt) for a in args]
         if any(isinstance(a, gast.Starred) for a in args):
-            return gast.Call(func=name(callee.__name__), args=args, keywords=[])
-        if len(args) == 2:
+            return gast.Call(func=name(callee.__name__), args=args, keywords=list(keywords))
+        if len(args) == 2 and not keywords:
             a, b = args
             op = gast.Gt() if callee is builtins.max else gast.Lt()
             test = gast.Compare(left=copy_tree(b), ops=[op], comparators=[copy_tree(a)])
@@ -531,8 +551,145 @@ class _Desugar:
         helper = "index_of_max" if callee is builtins.max else "index_of_min"
         self.ns.scope.setdefault(helper, getattr(runtime, helper))
         k = self.fresh("k")
-        pre.append(_located(assign(k, gast.Call(func=name(helper), args=[seq], keywords=[])), stmt))
+        pre.append(_located(assign(k, gast.Call(func=name(helper), args=[seq], keywords=list(keywords))), stmt))
         return gast.Subscript(value=copy_tree(seq), slice=name(k), ctx=gast.Load())
+
+    def listed(self, node, pre, stmt):
+        """A generator expression as the list it yields (built before ``stmt``); other values as they are."""
+        return self.comprehension(node, pre, stmt) if isinstance(node, gast.GeneratorExp) else node
+
+    def loop_appending(self, result, iter_, stmt, item=None):
+        """``for v in iter_: result.append(item(v))`` (``v`` itself without ``item``)."""
+        v = self.fresh("v")
+        value = name(v) if item is None else item(name(v))
+        append = gast.Expr(
+            value=gast.Call(
+                func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()), args=[value], keywords=[]
+            )
+        )
+        return _located(
+            gast.For(
+                target=name(v, gast.Store()), iter=iter_, body=[_located(append, stmt)], orelse=[], type_comment=None
+            ),
+            stmt,
+        )
+
+    def chained(self, parts, args, pre, stmt):
+        """``itertools.chain(a, b)`` as the list ``items`` built by ``for v in a: items.append(v)`` then the
+        same over ``b``; ``chain.from_iterable(xss)`` (``parts`` None) by ``for xs in xss: for v in xs: ...``."""
+        result = self.fresh("items")
+        pre.append(_located(assign(result, gast.List(elts=[], ctx=gast.Load())), stmt))
+        if parts is None:
+            xs = self.fresh("part")
+            inner = self.loop_appending(result, name(xs), stmt)
+            loops = [
+                _located(
+                    gast.For(
+                        target=name(xs, gast.Store()),
+                        iter=self.listed(args[0], pre, stmt),
+                        body=[inner],
+                        orelse=[],
+                        type_comment=None,
+                    ),
+                    stmt,
+                )
+            ]
+        else:
+            loops = [self.loop_appending(result, self.listed(a, pre, stmt), stmt) for a in parts]
+        root = self.root
+        pre.extend(self.block(loops))
+        self.root = root
+        return name(result)
+
+    def accumulate(self, call, pre, stmt):
+        """``itertools.accumulate(xs, func, initial=a)`` as the list of running totals: ``total = a``
+        (appended), then for each ``v``: ``total = func(total, v)`` (the first ``v`` itself when there is
+        no ``initial``), appended.  ``func`` defaults to ``+``; a lambda is bound to a name first."""
+        xs = self.listed(call.args[0], pre, stmt)
+        func = call.args[1] if len(call.args) > 1 else None
+        initial = None
+        for k in call.keywords:
+            if k.arg == "func":
+                func = k.value
+            elif not (isinstance(k.value, gast.Constant) and k.value.value is None):
+                initial = k.value
+        lam = func if isinstance(func, gast.Lambda) else None
+        if lam is not None and not _two_plain_parameters(lam):
+            raise self.error(lam, "itertools.accumulate's func: a lambda of two plain parameters (a, b) is needed")
+        if func is not None and lam is None and not isinstance(func, (gast.Name, gast.Attribute)):
+            bound = self.fresh("func")
+            pre.append(_located(assign(bound, func), stmt))
+            func = name(bound)
+        result, total, v = self.fresh("items"), self.fresh("total"), self.fresh("v")
+        pre.append(_located(assign(result, gast.List(elts=[], ctx=gast.Load())), stmt))
+
+        def append():
+            call = gast.Call(
+                func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()), args=[name(total)], keywords=[]
+            )
+            return _located(gast.Expr(value=call), stmt)
+
+        def step():
+            if func is None:
+                value = gast.BinOp(left=name(total), op=gast.Add(), right=name(v))
+            elif lam is not None:  # the lambda's body with its parameters the running total and the item
+                a, b = (p.id for p in lam.args.args)
+                value = _renamed(lam.body, {a: total, b: v})
+            else:
+                value = gast.Call(func=copy_tree(func), args=[name(total), name(v)], keywords=[])
+            return _located(assign(total, value), stmt)
+
+        stmts = []
+        if initial is not None:
+            stmts += [_located(assign(total, initial), stmt), append()]
+            body = [step(), append()]
+        else:
+            first = self.fresh("first")
+            stmts.append(_located(assign(first, const(True)), stmt))
+            branch = gast.If(
+                test=name(first),
+                body=[_located(assign(total, name(v)), stmt), _located(assign(first, const(False)), stmt)],
+                orelse=[step()],
+            )
+            body = [_located(branch, stmt), append()]
+        stmts.append(
+            _located(gast.For(target=name(v, gast.Store()), iter=xs, body=body, orelse=[], type_comment=None), stmt)
+        )
+        root = self.root
+        pre.extend(self.block(stmts))
+        self.root = root
+        return name(result)
+
+    def sorted_(self, seq, keywords, pre, stmt):
+        """``sorted(xs, key=k, reverse=r)`` as ``[items[i] for i in sorted_order(items, key=k, reverse=r)]``
+        with ``items = list(xs)``: the permutation is piecewise constant, so the derivative follows the
+        chosen order (as JAX's sort); ``key`` runs on the values, never differentiated."""
+        items = self.fresh("items")
+        listed = seq if isinstance(seq, gast.Name) and seq.id in self.added else None  # a comprehension's list
+        if listed is None and is_dict_view(seq):  # d.items(): [(k, v) for k, v in d.items()], a loop anf knows
+            parts = [self.fresh("part") for _ in range(2 if seq.func.attr == "items" else 1)]
+            target = parts[0] if len(parts) == 1 else gast.Tuple(elts=[name(p) for p in parts], ctx=gast.Load())
+            elt = name(target) if isinstance(target, str) else target
+            store = name(target, gast.Store()) if isinstance(target, str) else copy_tree(target)
+            for n in walk(store):
+                if isinstance(n, gast.Name):
+                    n.ctx = gast.Store()
+            gen = gast.comprehension(target=store, iter=seq, ifs=[], is_async=0)
+            listed = self.comprehension(gast.ListComp(elt=elt, generators=[gen]), pre, stmt)
+        if listed is None:
+            pre.append(_located(assign(items, gast.Call(func=name("list"), args=[seq], keywords=[])), stmt))
+        else:
+            items = listed.id
+        self.ns.scope.setdefault("sorted_order", runtime.sorted_order)
+        order = self.fresh("order")
+        call = gast.Call(func=name("sorted_order"), args=[name(items)], keywords=list(keywords))
+        pre.append(_located(assign(order, call), stmt))
+        i = self.fresh("i")
+        comp = gast.ListComp(
+            elt=gast.Subscript(value=name(items), slice=name(i), ctx=gast.Load()),
+            generators=[gast.comprehension(target=name(i, gast.Store()), iter=name(order), ifs=[], is_async=0)],
+        )
+        return self.comprehension(comp, pre, stmt)
 
     def starred_arg(self, arg, call, callee, position, pre, stmt):
         value = arg.value
@@ -592,6 +749,7 @@ class _Desugar:
             for n in walk(gen.target):
                 if isinstance(n, gast.Name):
                     renames[n.id] = self.fresh(n.id)
+                    self.ns.user_names[renames[n.id]] = n.id
             target = _renamed(gen.target, renames)
             ifs = [_renamed(c, renames) for c in gen.ifs]
             loops.append((target, iter_, ifs))
@@ -617,6 +775,37 @@ class _Desugar:
 
 
 _DICT_METHODS = ("items", "keys", "values")
+
+
+def _is_chain(callee) -> bool:
+    """``itertools.chain`` or ``itertools.chain.from_iterable``."""
+    if callee is itertools.chain:
+        return True
+    return (
+        isinstance(callee, types.BuiltinMethodType)
+        and getattr(callee, "__self__", None) is itertools.chain
+        and callee.__name__ == "from_iterable"
+    )
+
+
+def _two_plain_parameters(lam) -> bool:
+    args = lam.args
+    return (
+        len(args.args) == 2
+        and not (args.posonlyargs or args.kwonlyargs or args.vararg or args.kwarg or args.defaults)
+        and all(isinstance(p, gast.Name) for p in args.args)
+    )
+
+
+def _accumulate_args(call) -> bool:
+    """``accumulate(xs)``, ``accumulate(xs, func)``, with ``func=``/``initial=`` keywords, no ``*``/``**``."""
+    kws = [k.arg for k in call.keywords]
+    return (
+        1 <= len(call.args) <= 2
+        and not any(isinstance(a, gast.Starred) for a in call.args)
+        and set(kws) <= {"func", "initial"}
+        and not ("func" in kws and len(call.args) == 2)
+    )
 
 
 def _is_user_partial(obj) -> bool:

@@ -107,6 +107,31 @@ def integral_dtype(node, ns) -> bool:
     return node is not None and _dtype_kind(node, ns) in ("b", "i", "u")
 
 
+def object_dtype(node, ns) -> bool:
+    """Whether the ``dtype=`` expression ``node`` names NumPy's ``object`` dtype (an array of Python objects)."""
+    return node is not None and _dtype_kind(node, ns) == "O"
+
+
+def object_arrays(records, ns) -> set[str]:
+    """The names some binding of which is a NumPy array of ``dtype=object`` (``np.zeros(2, dtype=object)``):
+    a differentiated value written into one is refused (its items may be arrays, rows, anything)."""
+    out: set[str] = set()
+    binds = [r for r in records if r.op is not None and r.kind != P.SETITEM and len(r.targets) == 1]
+    while True:  # also the names a copy binds to one (``b = a``: the same array)
+        new = {
+            r.targets[0]
+            for r in binds
+            if r.op.kind == P.COPY
+            and isinstance(r.op.args[0], gast.Name)
+            and r.op.args[0].id in out
+            or _is_numpy(r.op.fn)
+            and object_dtype(dtype_arg(r.op.fn, r.op.args, r.op.keywords or {}), ns)
+        }
+        if new <= out:
+            return out
+        out |= new
+
+
 def _ufunc_gives_inexact(fn) -> bool:
     """A NumPy ufunc whose result is float or complex even for integer operands (``np.sin``, ``/``)."""
     if fn is operator.truediv:

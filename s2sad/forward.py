@@ -113,6 +113,9 @@ class Forward:
             return [stmt]
         op = self.program.op(stmt)
         if op.kind == P.SETITEM:
+            problem = self.program.object_array_write(op, self.tangent(op.args[2]) is not None)
+            if problem:
+                raise self.error(stmt, problem)
             return [stmt] + self.setitem(stmt, op)
         if op.kind == P.UNPACK:
             return [stmt] + self.unpack(stmt, op)

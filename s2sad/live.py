@@ -22,6 +22,8 @@ import itertools
 import linecache
 import types
 
+import numpy as np
+
 from .errors import DifferentiationError
 
 _MISSING = object()
@@ -59,11 +61,36 @@ def live_globals(origin, own: dict) -> LiveGlobals:
 
 
 # ---- what steered generation ----------------------------------------------------------------------
+def structure(obj):
+    """What generated code may depend on of a tuple or list of numbers, strings and arrays (the types, and
+    shapes and dtypes of arrays, not the float values it reads when it runs), or None for other objects
+    (whose identity is checked).  Ints and strings count by value (a length, an axis, an einsum spec)."""
+    if isinstance(obj, (tuple, list)) and type(obj) in (tuple, list):
+        items = [_leaf(v) for v in obj]
+        return None if any(i is None for i in items) else (type(obj), tuple(items))
+    return None
+
+
+def _leaf(v):
+    if isinstance(v, (tuple, list)):
+        return structure(v)
+    if isinstance(v, np.ndarray) and type(v) is np.ndarray:
+        return ("array", v.shape, v.dtype.str)
+    if type(v) in (float, complex) or isinstance(v, (np.floating, np.complexfloating)):
+        return type(v)
+    if type(v) in (int, bool, str) or v is None or isinstance(v, (np.integer, np.bool_)):
+        return (type(v), v)
+    return None
+
+
 class Check:
-    """``holder`` (a globals dict, a closure cell, or a function for its defaults) still gives ``expected``."""
+    """``holder`` (a globals dict, a closure cell, or a function for its defaults) still gives ``expected``
+    (an object of the same :func:`structure` when ``structural``: a global tuple of floats rebound to
+    another tuple of floats is read when the derivative runs, as ``f`` reads it)."""
 
     def __init__(self, kind: str, holder, name: str, expected, origin):
         self.kind, self.holder, self.name, self.expected, self.origin = kind, holder, name, expected, origin
+        self.structure = structure(expected) if kind in ("global", "cell") else None
 
     def current(self):
         if self.kind == "global":
@@ -80,11 +107,22 @@ class Check:
         return getattr(self.holder, self.name)
 
     def ok(self) -> bool:
-        return self.current() is self.expected
+        current = self.current()
+        if self.structure is not None:
+            return structure(current) == self.structure
+        return current is self.expected
+
+    @property
+    def guarded(self):
+        """What the guard compares with: the object, or its structure."""
+        return self.expected if self.structure is None else self.structure
 
     def failing(self, i: int) -> str:
         """Python code over ``_s2sad_h{i}`` (holder) and ``_s2sad_o{i}`` (expected) that is true when the
         check fails (it may raise KeyError or ValueError instead)."""
+        if self.structure is not None:
+            held = f"_s2sad_h{i}[{self.name!r}]" if self.kind == "global" else f"_s2sad_h{i}.cell_contents"
+            return f"_s2sad_structure({held}) != _s2sad_o{i}"
         if self.kind == "global":
             if self.expected is getattr(builtins, self.name, _MISSING) and self.name not in self.holder:
                 return f"{self.name!r} in _s2sad_h{i}"  # a builtin: fails once the module defines the name
@@ -106,6 +144,8 @@ class Check:
             what = f"the code of {self.holder.__name__} changed ({self.holder.__name__}.__code__ was replaced)"
         else:
             what = f"'{self.name}' was redefined"
+            if self.structure is not None:
+                what += " with items of other types, shapes or integer values"
         return (
             f"{where}: {what} after {made} was made (its derivative code was generated for the old "
             f"{_OLD.get(self.kind, 'object')}); call s2sad.{made} again"
@@ -212,9 +252,9 @@ def guard(impl, found: list[Check], fn, kind: str):
             if not check.ok():
                 raise DifferentiationError(check.message(fn, kind))
 
-    ns = {"__name__": "s2sad.generated", "_s2sad_impl": impl, "_s2sad_stale": stale}
+    ns = {"__name__": "s2sad.generated", "_s2sad_impl": impl, "_s2sad_stale": stale, "_s2sad_structure": structure}
     for i, c in enumerate(found):
-        ns[f"_s2sad_h{i}"], ns[f"_s2sad_o{i}"] = c.holder, c.expected
+        ns[f"_s2sad_h{i}"], ns[f"_s2sad_o{i}"] = c.holder, c.guarded
     exec(compile(text, filename, "exec"), ns)  # noqa: S102
     made = ns[impl.__name__]
     wrapped = types.FunctionType(made.__code__, ns, impl.__name__, impl.__defaults__, None)

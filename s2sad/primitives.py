@@ -161,6 +161,9 @@ def _call(call, stmt, ns: Namespace) -> Op:
     args = list(call.args)
     keywords = {k.arg: k.value for k in call.keywords}
     path = dotted(call.func)
+    if path is not None and path.split(".")[0] in getattr(ns, "user_names", {}):  # a comprehension's variable
+        root, *rest = path.split(".")
+        path = ".".join([ns.user_names[root], *rest])
     obj = ns.lookup(call.func)
     method = _typed_method(call.func, ns, stmt)
     if method is not None:  # ``self.predict(w)`` where the class of ``self`` is known: its function
@@ -213,11 +216,22 @@ def _call(call, stmt, ns: Namespace) -> Op:
         return Op(CALL, stmt, fn=fn, args=[receiver, *args], keywords=keywords, what=f"{path}()")
     if is_record_class(obj):
         return _record(obj, stmt, args, keywords, path)
-    from .dtypes import dtype_arg, dtype_unknown, integral_dtype
+    from .dtypes import dtype_arg, dtype_unknown, integral_dtype, object_dtype
 
     dtype = dtype_arg(obj, args, keywords)  # by keyword or by position: np.zeros(3, int)
     if integral_dtype(dtype, ns):  # np.cumsum(x, dtype=int): an integer result is a constant
         return Op(NONDIFF, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}(..., dtype=...)")
+    if object_dtype(dtype, ns):  # np.array(rows, dtype=object): an array of Python objects
+        return Op(
+            OPAQUE,
+            stmt,
+            fn=obj,
+            args=args,
+            keywords=keywords,
+            what=f"{path}(..., dtype=object)",
+            refusal=f"{path}(..., dtype=object) of differentiated values is not supported (an array of Python "
+            "objects: its items may be arrays of any shape); keep the items in a list, or stack them (np.stack(rows))",
+        )
     if dtype_unknown(dtype, ns) and lookup(obj) is not None and lookup(obj).differentiable:
         return Op(OPAQUE, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}(..., dtype=<computed>)")
     return _with_rule(obj, stmt, args, keywords, path)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import gast
 
 from . import primitives as P
-from .dtypes import array_kinds
+from .dtypes import array_kinds, object_arrays
 from .ir import changed, targets, value_reads
 from .naming import Names, Role
 
@@ -55,6 +55,7 @@ class Program:
             self.records[loop].checkpointed, self.records[loop].every = True, every
         # arrays known to hold integers or bools (writes into them store no derivative), or floats
         self.integral, self.inexact = array_kinds(self.records.values(), ns)
+        self.object_arrays = object_arrays(self.records.values(), ns)  # np.zeros(2, dtype=object)
         self.output = tree.body[-1].value.id  # ANF ends with ``return <name>``
         # names bound to a list or tuple display somewhere: ``+`` and ``*`` on them concatenate/repeat
         self.sequences = {
@@ -62,6 +63,17 @@ class Program:
             for r in self.records.values()
             if r.kind == P.BUILD and isinstance(r.stmt.value, (gast.List, gast.Tuple)) and len(r.targets) == 1
         }
+
+    def object_array_write(self, op, active: bool) -> str | None:
+        """Why the write ``a[i] = v`` of a differentiated ``v`` into an array of ``dtype=object`` cannot be
+        differentiated, or None."""
+        array = op.args[0]
+        if not active or array.id not in self.object_arrays:
+            return None
+        return (
+            f"writing a differentiated value into '{array.id}', an array of dtype=object, is not supported (its "
+            "items may be arrays of any shape); keep the items in a list, or stack them (np.stack(rows))"
+        )
 
     def sequence_arithmetic(self, op) -> str | None:
         """Why ``op`` (``+`` or ``*`` with a list or tuple operand: concatenation, repetition) cannot be

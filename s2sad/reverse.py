@@ -294,6 +294,9 @@ class Reverse:
             return []
         op = self.program.op(stmt)
         if op.kind == P.SETITEM:
+            problem = self.program.object_array_write(op, self.is_active(op.args[2]))
+            if problem:
+                raise self.error(stmt, problem)
             return self.adjoint_setitem(stmt, op)
         if op.kind == P.UNPACK:
             return self.adjoint_unpack(stmt, op)

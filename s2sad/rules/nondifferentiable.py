@@ -42,6 +42,7 @@ nondifferentiable(np.argwhere, np.searchsorted, np.shape, np.size, np.ndim)
 # which item the builtins max(...) and min(...) return (desugar indexes with it)
 nondifferentiable(runtime.index_of_max, name="s2sad.runtime.index_of_max")
 nondifferentiable(runtime.index_of_min, name="s2sad.runtime.index_of_min")
+nondifferentiable(runtime.sorted_order, name="s2sad.runtime.sorted_order")  # sorted(...): its permutation
 
 # ---- constants -------------------------------------------------------------------------------
 nondifferentiable(np.zeros_like, np.ones_like, np.empty_like)

@@ -38,6 +38,8 @@ __all__ = [
     "copy_input",
     "updates_in_place",
     "rebinds_a_number",
+    "expect_array",
+    "expect_field",
     "number_item",
     "last_writes",
     "is_view",
@@ -526,6 +528,25 @@ def updates_in_place(x):
     raise TypeError(f"s2sad: += on a {type(x).__name__} that another name shares is not supported; write x = x + v")
 
 
+def expect_array(x, message):
+    """Nothing for a NumPy array ``x``; otherwise the refusal ``message`` at the user's line (generated code
+    followed a slice of ``x`` as a view of its memory)."""
+    if type(x) is not np.ndarray:
+        raise _refusal(message)
+
+
+def expect_field(x, field, message):
+    """Nothing when ``x`` is a NamedTuple or dataclass with the field ``field``; otherwise the refusal
+    ``message`` at the user's line (generated code followed ``w = x.field`` as that field)."""
+    import dataclasses
+
+    if isinstance(x, tuple) and field in getattr(type(x), "_fields", ()):
+        return
+    if dataclasses.is_dataclass(x) and not isinstance(x, type) and field in {f.name for f in dataclasses.fields(x)}:
+        return
+    raise _refusal(message)
+
+
 def rebinds_a_number(x, message):
     """True when ``x += v`` rebinds ``x`` (a Python number); for an array (whose memory the generated code
     cannot follow there), the refusal ``message`` at the user's line."""
@@ -575,8 +596,14 @@ def stored(a, g):
     list's entry is rebound, whatever it held."""
     if isinstance(a, (dict, list)):
         return g
-    if np.asarray(a).dtype.kind in "fc":
+    kind = np.asarray(a).dtype.kind
+    if kind in "fc":
         return g
+    if kind == "O":  # an array of Python objects keeps the value itself: not a truncation
+        raise _refusal(
+            "writing a differentiated value into an array of dtype=object is not supported (its items may be "
+            "arrays of any shape); keep the items in a list, or stack them (np.stack(rows))"
+        )
     return zeros_like(g)
 
 

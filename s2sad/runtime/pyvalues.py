@@ -15,6 +15,7 @@ __all__ = [
     "hypot_of",
     "index_of_max",
     "index_of_min",
+    "sorted_order",
     "listed",
     "unpacked_adjoint",
     "unpacked_tangent",
@@ -36,14 +37,24 @@ def hypot_of(items):
     return math.hypot(*items)
 
 
-def index_of_max(items):
-    """The position of the item ``max(items)`` returns: Python keeps the first of equal items."""
-    return max(range(len(items)), key=items.__getitem__)
+def _keyed(items, key):
+    return items.__getitem__ if key is None else (lambda i: key(items[i]))
 
 
-def index_of_min(items):
-    """The position of the item ``min(items)`` returns: Python keeps the first of equal items."""
-    return min(range(len(items)), key=items.__getitem__)
+def index_of_max(items, key=None):
+    """The position of the item ``max(items, key=key)`` returns: Python keeps the first of equal items."""
+    return max(range(len(items)), key=_keyed(items, key))
+
+
+def index_of_min(items, key=None):
+    """The position of the item ``min(items, key=key)`` returns: Python keeps the first of equal items."""
+    return min(range(len(items)), key=_keyed(items, key))
+
+
+def sorted_order(items, key=None, reverse=False):
+    """The positions of ``items`` in the order ``sorted(items, key=key, reverse=reverse)`` gives them
+    (a stable sort, as Python's: equal items keep their order, also with ``reverse``)."""
+    return sorted(range(len(items)), key=_keyed(items, key), reverse=reverse)
 
 
 def unpacked_adjoint(parts, x):

@@ -1,9 +1,13 @@
 """Cases for ``copy_input``: the private copy of an argument that the function writes into."""
 
+from typing import NamedTuple
+
 import numpy as np
 
 from s2sad.runtime import (
     copy_input,
+    expect_array,
+    expect_field,
     is_view,
     last_writes,
     number_item,
@@ -28,10 +32,26 @@ def updates_in_place_is_a_test(x):
     return x * 2.0 if updates_in_place(x) else x
 
 
+class _Field(NamedTuple):
+    w: np.ndarray
+
+
 @case("s2sad.runtime.rebinds_a_number", A(3))
 def rebinds_a_number_is_a_check(x):
     s = float(np.sum(x))
     return x * 2.0 if rebinds_a_number(s, "never: s is a number") else x
+
+
+@case("s2sad.runtime.expect_array", A(3))
+def expect_array_is_a_check(x):
+    expect_array(x, "never: x is an array")
+    return x * x
+
+
+@case("s2sad.runtime.expect_field", A(3))
+def expect_field_is_a_check(x):
+    expect_field(_Field(x), "w", "never: a NamedTuple with the field w")
+    return np.sin(x)
 
 
 @case("s2sad.runtime.last_writes", A(4))

@@ -165,6 +165,12 @@ def stop_gradient_(x):
     return x * stop_gradient(x - x + 2.0) + np.sin(stop_gradient(np.floor(x)))
 
 
+@case("s2sad.runtime.sorted_order", A(4))
+def builtin_sorted(x):
+    ys = sorted(x * x, key=lambda v: -v)
+    return ys[0] * 3.0 + sorted([x[0], x[1]], reverse=True)[1]
+
+
 @case("s2sad.runtime.index_of_max", A(4))
 @case("s2sad.runtime.index_of_min", A(4))
 def builtin_max_min(x):
