@@ -139,6 +139,8 @@ class _Provider:
                 ),
                 None,
             )
+        if line is None and self.bound_method(name, obj):  # jacobian's primal ``loss`` of model.loss
+            return
         if line is None and is_literal(obj):  # a factory's default (``def f(x, a=a)``)
             self.out.constants.append(f"{name} = {obj!r}")
             return
@@ -150,6 +152,27 @@ class _Provider:
         if self.standalone and line.split()[1].split(".")[0] == runtime.__name__.split(".")[0]:
             self.fail(f"--standalone cannot copy '{name}' from s2sad")
         self.out.imports.append(line)
+
+    def bound_method(self, name: str, obj) -> bool:
+        """``name`` bound to a method of an object a user module exports (the command line's target
+        ``model.loss``, which a Jacobian's wrapper calls for its value): ``name = owner.method``."""
+        from .callables import BoundFunction
+
+        if not isinstance(obj, BoundFunction) or len(obj.__s2sad_bound__) != 1:
+            return False
+        (owner,) = obj.__s2sad_bound__.values()
+        method = getattr(owner, obj.__name__, None)
+        if getattr(method, "__func__", None) is not obj.function:
+            return False
+        found = next(
+            ((m, k) for m in self.homes for k, v in vars(m).items() if v is owner and not k.startswith("_")), None
+        )
+        if found is None:
+            return False
+        alias = f"_{name}_of"
+        self.out.imports.append(f"from {found[0].__name__} import {found[1]} as {alias}")
+        self.out.constants.append(f"{name} = {alias}.{obj.__name__}")
+        return True
 
     def copy_function(self, name: str, fn, into: list[str]):
         """Copy ``fn``'s source (from its ``def`` line) and provide the globals it reads."""
