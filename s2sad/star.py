@@ -202,6 +202,7 @@ def _receivers(fn) -> tuple[str, ...]:
         )
 
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    free = _FreeNames(fn)  # a global or closed-over name's object (net.loss(x) with net of the enclosing f)
     out, strict = set(), set()  # strict: not only through NumPy's method names (model.sum(x), W.dot(x))
     from .resolve import dotted
 
@@ -209,6 +210,12 @@ def _receivers(fn) -> tuple[str, ...]:
         if not isinstance(call, gast.Call):
             continue
         path = dotted(call.func)
+        if _is_super_call(call.func):  # super().m(x): which m depends on the class of self
+            first = _first_param(fn) if _first_param(fn) in params else next(iter(bound), None)
+            if first in params and first not in stored:
+                out.add(first)
+                strict.add(first)
+            continue
         if path and path.split(".")[0] in constants:  # self.predict(w), self.layer.forward(x), self(x)
             first, *rest = path.split(".")
             if _reaches_typed_code(bound[first], rest):  # self.forward(x) looping over self.layers
@@ -233,13 +240,13 @@ def _receivers(fn) -> tuple[str, ...]:
         callee, args = _callee(call.func, cells, fn.__globals__, params, stored), list(call.args)
         if isinstance(callee, types.MethodType):  # m.loss(x, model) of a global object
             owner = path.split(".")[0] if path and isinstance(call.func, gast.Attribute) else None
-            if owner and (is_output(callee) or not _is_object(fn.__globals__, owner)):
+            if owner and (is_output(callee) or not _is_object(free, owner)):
                 owner = None  # (logger.debug(...) is output, never differentiated)
             callee, args = callee.__func__, [None, *args]
             if owner and is_user_function(callee) and _first_param(callee) in receivers(callee):
                 out.add(owner)  # m.loss(x) of a global m whose loss loops over self.layers: typed as helper(x, m)
                 strict.add(owner)
-        if isinstance(call.func, gast.Name) and call.func.id not in cells and _is_object(fn.__globals__, call.func.id):
+        if isinstance(call.func, gast.Name) and _is_object(free, call.func.id):
             method = inspect.getattr_static(type(callee), "__call__", None)  # A(x) of a global callable instance A
             if isinstance(method, types.FunctionType) and is_user_function(method):
                 if _first_param(method) in receivers(method):  # whose __call__ is self.forward(x): typed
@@ -261,14 +268,48 @@ def _receivers(fn) -> tuple[str, ...]:
                 out.add(root(a))
                 if p not in loose:
                     strict.add(root(a))
-            elif p in wanted and isinstance(a, gast.Name) and a.id not in stored and _is_object(fn.__globals__, a.id):
-                out.add(a.id)  # helper(x, M) of a global object M: read at each call, as a parameter is
+            elif p in wanted and isinstance(a, gast.Name) and a.id not in stored and _is_object(free, a.id):
+                out.add(a.id)  # helper(x, M) of a global (or closed-over) object M: read at each call
                 strict.add(a.id)
     _ARRAY_RECEIVERS[(fn.__code__, tuple(getattr(fn, "__s2sad_bound__", None) or ()))] = frozenset(out - strict)
     return tuple(p for p in params if p in out) + tuple(sorted(out - set(params)))
 
 
 _ARRAY_RECEIVERS: dict = {}
+
+
+def _is_super_call(func) -> bool:
+    """``super().m`` (no arguments to ``super``)."""
+    return (
+        isinstance(func, gast.Attribute)
+        and isinstance(func.value, gast.Call)
+        and isinstance(func.value.func, gast.Name)
+        and func.value.func.id == "super"
+        and not func.value.args
+        and not func.value.keywords
+    )
+
+
+class _FreeNames:
+    """The objects ``fn``'s free names hold now: its closure cells' contents, then its globals (a
+    mapping with ``get``, as :func:`_is_object` reads it)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def get(self, name, default=None):
+        return free_value(self.fn, name, default)
+
+
+def free_value(fn, name, default=None):
+    """The object the free name ``name`` of ``fn`` holds now: a closure cell's, else the global's."""
+    code = getattr(fn, "__code__", None)
+    if code is not None and name in code.co_freevars and fn.__closure__:
+        try:
+            return fn.__closure__[code.co_freevars.index(name)].cell_contents
+        except ValueError:  # an empty cell
+            return default
+    return fn.__globals__.get(name, default)
 
 
 def _first_param(fn):
@@ -346,12 +387,13 @@ def _callee(func, cells, globals_, params, stored):
             return None
     else:
         obj = globals_.get(first)
+    owner = obj
     for a in rest:
         obj = inspect.getattr_static(obj, a, None)
         if isinstance(obj, (staticmethod, classmethod)) or obj is None:
             return None
     if rest and isinstance(obj, types.FunctionType):  # m.loss: bound to the object m
-        owner = globals_.get(first) if len(rest) == 1 else None
+        owner = owner if len(rest) == 1 else None
         if owner is not None and not isinstance(owner, (type, types.ModuleType)):
             return types.MethodType(obj, owner)
     return obj
@@ -930,7 +972,7 @@ def dispatcher(fn, chain: list, build):
             given = sig.bind(*fargs, **kwargs).arguments  # TypeError as Python's call of fn would raise
             objects = {p: given[p] if p in given else sig.parameters[p].default for p in positional_typed}
         for name in typed_globals:
-            objects[name] = bound[name] if name in bound else fn.__globals__.get(name)
+            objects[name] = bound[name] if name in bound else free_value(fn, name)
         _refuse_object_wrt(fn, chain[0][1], params, objects)
         key = (len(fargs), tuple(kwargs), *map(type, objects.values()))
         for hit in made.get(key, ()):
