@@ -37,7 +37,7 @@ from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import call_writes
 from .primitives import is_user_function
 from .resolve import MISSING, Namespace, dotted
-from .star import SAFE_KEY, namedtuple_field
+from .star import SAFE_KEY, namedtuple_field, record_twin
 
 _STORED_NONE = object()  # (what stored_callable says of an attribute holding None)
 
@@ -144,6 +144,10 @@ def assigned_names(stmts) -> set[str]:
     return out
 
 
+def _calls_setattr(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in ("setattr", "vars")
+
+
 def _is_super(func) -> bool:
     return (
         isinstance(func, gast.Attribute)
@@ -183,6 +187,8 @@ class _ANF(LoopSources):
         self.known_ints: set[str] = set()  # names holding ints: range loop indices
         self.typed: dict[str, str] = {}  # name -> path of the typed object it is given (t = model.layer)
         self.typed_count: dict[str, int] = {}  # how many assignments give it that path (-1: another)
+        self.built: dict = {}  # name -> the plain user class of the object it is given (layer = Dense(W))
+        self.built_count: dict[str, int] = {}  # how many assignments give it an object of that class
         self.written_params: set[str] = set()  # parameters whose data f writes into (copied on entry)
         self.writable: set[str] = set()  # names written in place whose aliases are all kept up to date
         self.checkpoints: dict = {}  # checkpointed loops (the For statements written) -> every
@@ -228,6 +234,11 @@ class _ANF(LoopSources):
                 t = stmt.targets[0].id
                 same = self.typed.setdefault(t, path) == path  # (bound again to the same: recomputed)
                 self.typed_count[t] = self.typed_count.get(t, 0) + 1 if same else -1
+            cls = self.built_class(value)
+            if cls is not None:  # layer = Dense(W), t = Child(): its class is known where f is generated
+                t = stmt.targets[0].id
+                same = self.built.setdefault(t, cls) is cls
+                self.built_count[t] = self.built_count.get(t, 0) + 1 if same else -1
             is_dict = (
                 isinstance(value, gast.Dict)
                 or isinstance(value, gast.Name)
@@ -703,12 +714,43 @@ class _ANF(LoopSources):
             keys = self.atom_of(gast.Call(func=name("keys_of"), args=[self.atom(node.args[0])], keywords=[]), node)
             kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
             return gast.Call(func=self.rename_loads(func), args=[keys], keywords=kws)
+        twin = record_twin(obj) if isinstance(obj, type) else None
+        if twin is not None:  # Dense(W) of a class whose __init__ only stores W: its dataclass twin
+            func = self.twin_name(obj, twin)
         if obj in _VALUE_CONSUMERS and node.args and self.mapping_values(node.args[0]):
             node.args[0] = self.values_list(node.args[0].func.value, node)  # sum(d.values()) of a dict
         args = [self.atom(a) for a in node.args]
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
         self.check_callee_writes(obj, node, args, kws)
         return gast.Call(func=self.rename_loads(func), args=args, keywords=kws)
+
+    def built_class(self, value):
+        """The plain user class (:func:`star.plain_class`) a call ``Cls(...)`` of a free name makes an
+        object of, or the class of the name copied; else None."""
+        from .star import plain_class
+
+        if isinstance(value, gast.Name):
+            return self.built.get(value.id) if self.built_count.get(value.id, 0) > 0 else None
+        if not isinstance(value, gast.Call) or not isinstance(value.func, gast.Name):
+            return None
+        if value.func.id in self.ns.locals or value.func.id in self.env:
+            return None
+        obj = self.ns.scope.get(value.func.id, MISSING)
+        if obj is MISSING:
+            obj = self.ns.lookup(value.func)
+        return obj if plain_class(obj) else None
+
+    def twin_name(self, cls, twin):
+        """A name of the generated module for :func:`star.record_twin`'s dataclass of ``cls`` (its
+        ``__init__`` checked on each call of the derivative)."""
+        from .star import init_checks
+
+        alias = f"{cls.__name__}_record"
+        while self.ns.scope.get(alias, twin) is not twin:
+            alias += "_"
+        self.ns.scope[alias] = self.ns.lifted[alias] = twin
+        self.ns.methods.extend(init_checks(cls))
+        return name(alias)
 
     def stored_callable(self, func):
         """For ``p.attr`` with ``p`` of a known class (:mod:`star`) whose ``attr`` is an object stored
@@ -1511,6 +1553,10 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load) and id(n) not in restored:
             bindings[n.id] = bindings.get(n.id, 0) + 1
     ns.typed = {t: p for t, p in pass_.typed.items() if bindings.get(t) == pass_.typed_count[t]}
+    ns.built = {t: c for t, c in pass_.built.items() if bindings.get(t) == pass_.built_count[t]}
+    stores = (n for n in walk(tree) if isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load))
+    ns.built_stopped = {n.attr for n in stores}  # layer.act = g in f: layer.act(x) is not the class's
+    ns.built_stopped |= {"*"} if any(_calls_setattr(n) for n in walk(tree)) else set()
     ns.loc = loc
     if not out or jumps(out) != "always":
         raise loc.error(tree, f"function '{tree.name}' must return a value on every path to be differentiated")

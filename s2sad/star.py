@@ -176,6 +176,7 @@ def _receivers(fn) -> tuple[str, ...]:
 
     reached = {}  # a local name bound once to an item or attribute of a parameter (for layer in model.layers)
     counts = _stores(tree)
+    free = _FreeNames(fn)  # a global or closed-over name's object (net.loss(x) with net of the enclosing f)
     for n in gast.walk(tree):
         target, value = (n.target, n.iter) if isinstance(n, gast.For) else (None, None)
         if isinstance(n, gast.Assign) and len(n.targets) == 1:
@@ -202,7 +203,6 @@ def _receivers(fn) -> tuple[str, ...]:
         )
 
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    free = _FreeNames(fn)  # a global or closed-over name's object (net.loss(x) with net of the enclosing f)
     out, strict = set(), set()  # strict: not only through NumPy's method names (model.sum(x), W.dot(x))
     from .resolve import dotted
 
@@ -276,6 +276,209 @@ def _receivers(fn) -> tuple[str, ...]:
 
 
 _ARRAY_RECEIVERS: dict = {}
+
+
+def plain_class(cls) -> bool:
+    """A class of user code whose call makes an instance of itself (no ``__new__``, no metaclass
+    ``__call__``, no attribute lookup of its own; a dataclass, not a NamedTuple)."""
+    if not isinstance(cls, type) or issubclass(cls, tuple):
+        return False
+    module = (getattr(cls, "__module__", "") or "").split(".")[0]
+    if module in ("builtins", "numpy", "s2sad", "math", "scipy", "functools", "typing", "collections", "abc"):
+        return False
+    return (
+        type(cls).__call__ is type.__call__
+        and cls.__new__ is object.__new__
+        and cls.__getattribute__ is object.__getattribute__
+        and all(c.__module__ != "builtins" or c is object for c in cls.__mro__)
+    )
+
+
+_TWINS: dict = {}
+
+
+def record_twin(cls):
+    """For a plain user class whose ``__init__`` only stores its parameters under their own names
+    (``def __init__(self, W, b=0.0): self.W = W; self.b = b``, after an optional ``super().__init__()``
+    reaching ``object``): a dataclass subclass of it with those fields (same methods, same attributes
+    after construction), which f's derivative builds instead, so the object is a container of its
+    fields (``layer = Dense(np.outer(x, x))``: the adjoint of ``W`` flows back through ``layer.W``).
+    None for any other class.  Made once per (class, ``__init__``)."""
+    if not plain_class(cls) or dataclasses.is_dataclass(cls):
+        return None
+    init = inspect.getattr_static(cls, "__init__", None)
+    key = (cls, init)
+    if key not in _TWINS:
+        _TWINS[key] = _make_twin(cls, init)
+    return _TWINS[key]
+
+
+def init_checks(cls):
+    """The class dicts to check for ``cls.__init__`` (replaced later: the twin is made again)."""
+    found = _class_entry(cls, "__init__")
+    return found[1] if found is not None else []
+
+
+def _make_twin(cls, init):
+    if any("__slots__" in vars(c) for c in cls.__mro__[:-1]) or any(
+        n in vars(c) for c in cls.__mro__[:-1] for n in ("__setattr__", "__delattr__", "__init_subclass__")
+    ):
+        return None
+    found = _stored_parameters(cls, init)
+    if found is None:
+        return None
+    fields, defaults = found
+    spec = []
+    for f in fields:
+        if f in defaults:
+            d = defaults[f]
+            spec.append((f, object, dataclasses.field(default_factory=lambda d=d: d)))
+        else:
+            spec.append((f, object))
+    try:
+        twin = dataclasses.make_dataclass(cls.__name__, spec, bases=(cls,), eq=False, repr=False, match_args=False)
+    except (TypeError, ValueError):
+        return None
+    twin.__qualname__, twin.__module__ = cls.__qualname__, cls.__module__
+    twin.__doc__ = cls.__doc__
+    twin.__s2sad_twin_of__ = cls
+    return twin
+
+
+def _stored_parameters(cls, init, depth=0):
+    """For ``cls``'s ``__init__`` ``init`` storing each parameter under its own name and nothing else
+    (after an optional ``super().__init__()`` whose ``__init__`` takes and stores nothing, or ``pass``):
+    ``(parameters, defaults)``; else None."""
+    import ast
+    import textwrap
+
+    if init is object.__init__:
+        return [], {}
+    if depth > 8 or not isinstance(init, types.FunctionType) or not _is_user(init):
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(init))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    a = tree.args
+    if a.vararg or a.kwarg or a.kwonlyargs or getattr(a, "posonlyargs", None) or tree.decorator_list:
+        return None
+    names = [p.arg for p in a.args]
+    if not names:
+        return None
+    me, params = names[0], names[1:]
+    body = tree.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # a docstring
+    body = [b for b in body if not isinstance(b, ast.Pass)]
+    if body and _is_super_init(body[0]):
+        home = next((c for c in cls.__mro__ if vars(c).get("__init__") is init), None)
+        if home is None:
+            return None
+        rest = cls.__mro__[cls.__mro__.index(home) + 1 :]
+        base = next((c for c in rest if "__init__" in vars(c)), object)
+        below = _stored_parameters(cls, vars(base)["__init__"] if base is not object else object.__init__, depth + 1)
+        if below != ([], {}):
+            return None
+        body = body[1:]
+    stored = []
+    for stmt in body:
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Attribute)
+            and isinstance(stmt.targets[0].value, ast.Name)
+            and stmt.targets[0].value.id == me
+            and isinstance(stmt.value, ast.Name)
+            and stmt.value.id == stmt.targets[0].attr
+            and stmt.value.id in params
+        ):
+            return None
+        stored.append(stmt.value.id)
+    if sorted(stored) != sorted(params) or len(set(stored)) != len(stored):
+        return None
+    sig = inspect.signature(init)
+    empty = inspect.Parameter.empty
+    defaults = {p: sig.parameters[p].default for p in params if sig.parameters[p].default is not empty}
+    return params, defaults
+
+
+def _is_super_init(stmt) -> bool:
+    import ast
+
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    return (
+        isinstance(call, ast.Call)
+        and not call.args
+        and not call.keywords
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "__init__"
+        and isinstance(call.func.value, ast.Call)
+        and isinstance(call.func.value.func, ast.Name)
+        and call.func.value.func.id == "super"
+        and not call.func.value.args
+    )
+
+
+_PROTOTYPES: dict = {}
+
+
+def prototype(cls):
+    """An empty instance of ``cls`` (made without running ``__init__``) standing for the objects f
+    builds of that class: generation asks only for its class."""
+    obj = _PROTOTYPES.get(cls)
+    if obj is None:
+        obj = _PROTOTYPES[cls] = object.__new__(cls)
+    return obj
+
+
+def is_prototype(obj) -> bool:
+    return _PROTOTYPES.get(type(obj), _NONE) is obj
+
+
+_ASSIGNS: dict = {}
+
+
+def assigns_attribute(cls, attr) -> bool:
+    """Whether code of ``cls`` (its functions and its bases') may store an attribute ``attr``
+    (``self.forward = ...``, hiding the method; conservatively True when a source cannot be read)."""
+    import ast
+    import textwrap
+
+    key = (cls, attr)
+    if key not in _ASSIGNS:
+        found = False
+        for c in cls.__mro__[:-1]:
+            if "__s2sad_twin_of__" in vars(c):  # (its __init__ stores the fields only)
+                if attr in vars(c)["__dataclass_fields__"]:
+                    found = True
+                    break
+                continue
+            for entry in vars(c).values():
+                fn = entry.__func__ if isinstance(entry, (staticmethod, classmethod)) else entry
+                fn = fn.fget if isinstance(fn, property) else fn
+                if not isinstance(fn, types.FunctionType):
+                    continue
+                try:
+                    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+                except (OSError, TypeError, SyntaxError):
+                    found = True
+                    break
+                if any(
+                    isinstance(n, ast.Attribute)
+                    and n.attr == attr
+                    and not isinstance(n.ctx, ast.Load)
+                    or isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Name)
+                    and n.func.id in ("setattr", "vars")
+                    for n in ast.walk(tree)
+                ):
+                    found = True
+                    break
+            if found:
+                break
+        _ASSIGNS[key] = found
+    return _ASSIGNS[key]
 
 
 def _is_super_call(func) -> bool:
@@ -447,7 +650,8 @@ class Typing:
         obj = self.obj(path)
         if obj is _NONE:
             return default
-        self.shared[0][self._full(path)] = kind_of(obj)
+        if self._records(path):
+            self.shared[0][self._full(path)] = kind_of(obj)
         return type(obj)
 
     def length(self, path: str) -> int | None:
@@ -455,7 +659,8 @@ class Typing:
         found = self._found(path)
         if len(found) != 1 or not isinstance(found[0], (list, tuple)):
             return None
-        self.shared[0][self._full(path) + "#len"] = ("len", len(found[0]))
+        if self._records(path):
+            self.shared[0][self._full(path) + "#len"] = ("len", len(found[0]))
         return len(found[0])
 
     def differing(self, path: str):
@@ -475,8 +680,14 @@ class Typing:
         if len(found) != 1 or type(found[0]) is not dict:
             return None
         keys = tuple(found[0])
-        self.shared[0][self._full(path) + "#keys"] = ("keys", keys)
+        if self._records(path):
+            self.shared[0][self._full(path) + "#keys"] = ("keys", keys)
         return keys
+
+    def _records(self, path) -> bool:
+        """Whether an answer about ``path`` is checked by the dispatcher: not for an object f builds
+        (``layer = Dense(W)``: its class is the one written in f, checked as a global is)."""
+        return not is_prototype(self.roots.get(_steps(self._full(path))[0], _NONE))
 
     def _full(self, path):
         first = _steps(path)[0]
@@ -505,6 +716,12 @@ class Typing:
         # the first place named: the user's line (generated code differentiated again names its own)
         where = self.shared[1].setdefault((self._full(path), attr), where)
         for obj in self._found(path):
+            if is_prototype(obj) and (self.stopped & {attr, "*"} or assigns_attribute(type(obj), attr)):
+                raise DifferentiationError(
+                    f"{where}: '{path}' is an object of class {type(obj).__qualname__} built in the function, and "
+                    f"code of that class (or the function) may set its attribute '{attr}', which would hide the "
+                    "method of its class; s2sad differentiates the methods of the class: rename the attribute"
+                )
             if attr in (getattr(obj, "__dict__", None) or ()):
                 raise hidden_error(where, path, attr, type(obj))
 
@@ -634,6 +851,8 @@ def _instance_attribute(obj, attr):
     code (its getter runs: the object's class is what the derivative depends on); else ``_NONE``."""
     if isinstance(obj, types.MethodType) and attr in ("__self__", "__func__"):
         return getattr(obj, attr)
+    if is_prototype(obj):  # an object f builds: only its class is known
+        return _NONE
     own = getattr(obj, "__dict__", None)
     cls = type(obj)
     entry = next((c.__dict__[attr] for c in cls.__mro__ if attr in c.__dict__), _NONE)
@@ -682,9 +901,38 @@ def typed_object(fn, path: str):
     return None if obj is _NONE else obj
 
 
+def types_of(ns):
+    """The :class:`Typing` of the code ``ns`` resolves: the function's (its parameters' objects), with
+    the objects it builds of plain user classes (``layer = Dense(W)``, ``Child().act(x)``: ``ns.built``,
+    found by ``anf``), each standing as an empty instance of its class; None when there are none."""
+    base = getattr(ns.fn, "__s2sad_types__", None)
+    base = base if isinstance(base, Typing) else None
+    built = getattr(ns, "built", None) or {}
+    if not built:
+        return base
+    cached = getattr(ns, "built_typing", None)
+    if cached is not None and cached[0] is base:
+        return cached[1]
+    objects = dict(base.objects) if base else {}
+    names = dict(base.names) if base else {p: p for p in objects}
+    roots = dict(base.roots) if base else dict(objects)
+    for local, cls in built.items():
+        if local in objects:
+            continue
+        key = f"_built_{local}"
+        while key in roots:
+            key += "_"
+        objects[local] = roots[key] = prototype(cls)
+        names[local] = key
+    stopped = (base.stopped if base else frozenset()) | frozenset(getattr(ns, "built_stopped", ()))
+    typing = Typing(objects, names, base.shared if base else None, stopped, roots)
+    ns.built_typing = (base, typing)
+    return typing
+
+
 def typed_path(name: str, ns) -> str | None:
     """The path (``model``, ``model.layer``) of the object a name of the ANF code holds, if typed."""
-    types = getattr(ns.fn, "__s2sad_types__", None)
+    types = types_of(ns)
     if not isinstance(types, Typing):
         return None
     if name in types.objects:
@@ -695,7 +943,7 @@ def typed_path(name: str, ns) -> str | None:
 def typed_arguments(fn, args: list, keywords: dict, ns):
     """For a call ``fn(*args, **keywords)`` in code whose objects are typed: ``fn``'s :class:`Typing`
     (its parameters given a typed object), or None."""
-    types = getattr(ns.fn, "__s2sad_types__", None)
+    types = types_of(ns)
     if not isinstance(types, Typing) or getattr(fn, "__s2sad_types__", None) is not None:
         return None  # (a generated function keeps the classes of the function it differentiates)
     try:

@@ -8,7 +8,7 @@ import pytest
 import s2sad
 from s2sad.errors import DifferentiationError
 from tests.fd import numeric_grad
-from tests.test_round21_cli import PARAMS, X, Dense, Net, Residual, check_all_modes
+from tests.test_round21_cli import PARAMS, Dense, Net, Residual, X, check_all_modes
 
 
 # ---- 1. a model object captured by a closure ----------------------------------------------------------
@@ -66,3 +66,306 @@ def test_a_closure_over_a_local_object_hiding_a_method_is_refused():
     net.blocks["a"].forward = lambda params, x: x
     with pytest.raises(DifferentiationError, match="hides the method"):
         g(0.7)
+
+
+def test_a_closure_over_a_local_callable_instance_and_a_helper():
+    net = Net()
+
+    def helper(params, x, t, model):
+        return model.loss(params, x, t)
+
+    def by_t(t):
+        return helper(PARAMS, X, t, net) * t
+
+    check_all_modes(by_t, [0.7], 0)
+
+
+# ---- 2. super().forward(x, **kw) in a method called directly on a global object ------------------------
+class Linear:
+    def __init__(self, W):
+        self.W = W
+
+    def __call__(self, x, **kw):
+        return self.forward(x, **kw)
+
+    def forward(self, x, bias=0.0):
+        return self.W @ x + bias
+
+
+class Scaled(Linear):
+    def forward(self, x, **kw):
+        return 2.0 * super().forward(x, **kw)
+
+
+class Net2:
+    def __init__(self):
+        self.layers = [Linear(np.eye(3) * 0.5), Scaled(np.ones((3, 3)) * 0.3)]
+        self.last = Scaled(np.eye(3))
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = np.tanh(layer(x, bias=0.1))
+        return self.last.forward(x, bias=0.2)
+
+    def loss(self, x):
+        return np.sum(self.forward(x) ** 2)
+
+
+S1 = Scaled(np.array([[0.5, -1.0, 2.0], [0.1, 0.2, 0.3], [1.0, 0.0, -1.0]]))
+NET2 = Net2()
+X3 = np.array([0.3, -0.2, 0.5])
+
+
+def super_direct(x):
+    return np.sum(np.tanh(S1.forward(x, bias=3.0)) ** 2)
+
+
+def super_through_call(x):
+    return np.sum(np.tanh(S1(x, bias=3.0)) ** 2)
+
+
+def subclass_in_a_net(x):
+    return NET2.loss(x)
+
+
+def net_as_argument(x, net):
+    return net.loss(x) * np.sum(x)
+
+
+@pytest.mark.parametrize("f", [super_direct, super_through_call, subclass_in_a_net])
+def test_super_with_keywords_in_a_method_of_a_global_object(f):
+    W = S1.W.copy()
+    check_all_modes(f, [X3.copy()], 0)
+    assert np.array_equal(S1.W, W)
+
+
+def test_super_with_keywords_in_a_net_given_as_an_argument():
+    check_all_modes(net_as_argument, [X3.copy(), NET2], 0)
+
+
+def test_grad_of_the_bound_method_calling_super():
+    f = lambda x: np.sum(S1.forward(x, bias=1.0) ** 2)  # noqa: E731
+    g = s2sad.grad(S1.forward, wrt=0)
+    assert g is not None
+    check_all_modes(f, [X3.copy()], 0)
+
+
+# ---- 3. objects built inside f ------------------------------------------------------------------
+class Base:
+    def act(self, x):
+        return np.tanh(x)
+
+
+class Child(Base):
+    def act(self, x):
+        return 2.0 * super().act(x) + x
+
+
+class Dense3:
+    def __init__(self, W, b=0.0):
+        self.W = W
+        self.b = b
+
+    def __call__(self, x):
+        return np.tanh(self.W @ x + self.b)
+
+
+class Dense3Init(Dense3):
+    """Its own __init__ does more than store: the object may be built from constants only."""
+
+    def __init__(self, W):
+        super().__init__(np.asarray(W) * 1.0)
+
+
+class Module:
+    def __init__(self):
+        pass
+
+
+class Torchy(Module):
+    def __init__(self, W):
+        super().__init__()
+        self.W = W
+
+    def forward(self, x):
+        return np.sin(self.W @ x)
+
+    def __call__(self, x):
+        return self.forward(x)
+
+
+W0 = np.array([[1.0, 0.5, 0.0], [0.2, -1.0, 0.3]])
+
+
+def child_act(x):
+    return np.sum(Child().act(x) * x)
+
+
+def child_named(x):
+    c = Child()
+    return np.sum(c.act(x) ** 2)
+
+
+def dense_constant(x):
+    layer = Dense3(W0)
+    return np.sum(layer(x) ** 2)
+
+
+def dense_of_x(x):
+    layer = Dense3(np.outer(x[:2], x), b=x[0])
+    return np.sum(layer(x) ** 2)
+
+
+def dense_attribute_read(x):
+    layer = Dense3(x * 2.0, 1.0)
+    return np.sum(layer.W**2) + layer.b
+
+
+def dense_in_a_loop(x):
+    h = x
+    for i in range(2):
+        layer = Dense3(np.eye(3) * (x[i] + 1.0))
+        h = layer(h)
+    return np.sum(h**2)
+
+
+def dense_non_simple_init_constant(x):
+    layer = Dense3Init(W0)
+    return np.sum(layer(x) ** 2)
+
+
+def torch_style(x):
+    net = Torchy(np.outer(x[:2], x[1:]))
+    return np.sum(net(x[:2]) ** 2)
+
+
+def helper_calls_it(layer, x):
+    return layer(x)
+
+
+def built_passed_to_a_helper(x):
+    layer = Dense3(W0 * x[0])
+    return np.sum(helper_calls_it(layer, x) ** 2)
+
+
+BUILT = [
+    child_act,
+    child_named,
+    dense_constant,
+    dense_of_x,
+    dense_attribute_read,
+    dense_in_a_loop,
+    dense_non_simple_init_constant,
+    torch_style,
+    built_passed_to_a_helper,
+]
+
+
+@pytest.mark.parametrize("f", BUILT)
+def test_objects_built_inside_f(f):
+    W = W0.copy()
+    check_all_modes(f, [X3.copy()], 0)
+    assert np.array_equal(W0, W)
+
+
+def dense_non_simple_init_of_x(x):
+    layer = Dense3Init(np.outer(x[:2], x))
+    return np.sum(layer(x) ** 2)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hessian"])
+def test_an_object_whose_init_computes_built_from_x_is_refused(mode):
+    args = (X3, X3) if mode == "jvp" else (X3,)
+    with pytest.raises(DifferentiationError, match=r"test_objects_closures.py:\d+:\d+: `Dense3Init\(...\)` builds"):
+        {"grad": s2sad.grad, "jvp": s2sad.jvp, "hessian": s2sad.hessian}[mode](dense_non_simple_init_of_x)(*args)
+
+
+class Hides:
+    def __init__(self, w):
+        self.w = w
+        self.act = np.sin
+
+    def act(self, x):  # noqa: F811 -- hidden by the instance attribute
+        return np.tanh(x)
+
+
+def hides(x):
+    h = Hides(1.0)
+    return np.sum(h.act(x))
+
+
+def test_an_object_built_in_f_whose_init_hides_the_method_is_refused():
+    with pytest.raises(DifferentiationError, match="hide the method"):
+        s2sad.grad(hides)(X3)
+
+
+def exact_or_refused_stale(g, f, x):
+    """``g`` (a gradient of ``f`` made earlier) gives f's gradient now, or refuses as stale; a new
+    ``grad(f)`` is then exact."""
+    expected = numeric_grad(f, [x], 0)
+    try:
+        got = g(x)
+    except DifferentiationError as e:
+        assert "after grad(" in str(e) or "builds an object" in str(e), str(e)
+        try:
+            got = s2sad.grad(f)(x)
+        except DifferentiationError as e2:
+            assert "builds an object" in str(e2)
+            return
+    assert np.allclose(got, expected, atol=1e-6)
+
+
+def test_rebinding_the_class_or_its_methods_after_grad_is_seen():
+    import sys
+
+    mod = sys.modules[__name__]
+    g = s2sad.grad(dense_of_x)
+    assert np.allclose(g(X3), numeric_grad(dense_of_x, [X3], 0), atol=1e-6)
+    old_call = Dense3.__call__
+    try:
+        Dense3.__call__ = lambda self, x: np.sin(self.W @ x + self.b)
+        exact_or_refused_stale(g, dense_of_x, X3)
+    finally:
+        Dense3.__call__ = old_call
+    exact_or_refused_stale(s2sad.grad(dense_of_x), dense_of_x, X3)
+    g = s2sad.grad(dense_of_x)
+    old_init = Dense3.__init__
+
+    def init(self, W, b=0.0):
+        self.W = W * 2.0
+        self.b = b
+
+    try:
+        Dense3.__init__ = init
+        exact_or_refused_stale(g, dense_of_x, X3)
+    finally:
+        Dense3.__init__ = old_init
+    g = s2sad.grad(dense_of_x)
+    g(X3)
+
+    class Other(Dense3):
+        def __call__(self, x):
+            return np.cos(self.W @ x) * self.b
+
+    try:
+        mod.Dense3 = Other
+        exact_or_refused_stale(g, dense_of_x, X3)
+    finally:
+        mod.Dense3 = Dense3
+    exact_or_refused_stale(s2sad.grad(dense_of_x), dense_of_x, X3)
+
+
+def test_the_objects_method_replaced_on_the_class_of_a_closure_object():
+    net = Net()
+
+    def by_t(t):
+        return net.loss(PARAMS, X, t)
+
+    g = s2sad.grad(by_t)
+    g(0.7)
+    old = Residual.forward
+    try:
+        Residual.forward = lambda self, params, x: np.sin(x @ params[self.name])
+        exact_or_refused_stale(g, by_t, 0.7)
+    finally:
+        Residual.forward = old
