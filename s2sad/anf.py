@@ -189,6 +189,7 @@ class _ANF(LoopSources):
         self.typed_count: dict[str, int] = {}  # how many assignments give it that path (-1: another)
         self.built: dict = {}  # name -> the plain user class of the object it is given (layer = Dense(W))
         self.built_count: dict[str, int] = {}  # how many assignments give it an object of that class
+        self.nones: dict[str, int] = {}  # name -> how many assignments give it None (-1: another value)
         self.written_params: set[str] = set()  # parameters whose data f writes into (copied on entry)
         self.writable: set[str] = set()  # names written in place whose aliases are all kept up to date
         self.checkpoints: dict = {}  # checkpointed loops (the For statements written) -> every
@@ -234,6 +235,9 @@ class _ANF(LoopSources):
                 t = stmt.targets[0].id
                 same = self.typed.setdefault(t, path) == path  # (bound again to the same: recomputed)
                 self.typed_count[t] = self.typed_count.get(t, 0) + 1 if same else -1
+            t = stmt.targets[0].id
+            is_none = isinstance(value, gast.Constant) and value.value is None
+            self.nones[t] = self.nones.get(t, 0) + 1 if is_none and self.nones.get(t, 0) >= 0 else -1
             cls = self.built_class(value)
             if cls is not None:  # layer = Dense(W), t = Child(): its class is known where f is generated
                 t = stmt.targets[0].id
@@ -1554,6 +1558,11 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
             bindings[n.id] = bindings.get(n.id, 0) + 1
     ns.typed = {t: p for t, p in pass_.typed.items() if bindings.get(t) == pass_.typed_count[t]}
     ns.built = {t: c for t, c in pass_.built.items() if bindings.get(t) == pass_.built_count[t]}
+    stored = {}  # (every binding: l = None of derivative code too)
+    for n in walk(gast.Module(body=out, type_ignores=[])):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            stored[n.id] = stored.get(n.id, 0) + 1
+    ns.nones = {t for t, k in pass_.nones.items() if k > 0 and stored.get(t) == k}  # act = None; g(x, act)
     stores = (n for n in walk(tree) if isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load))
     ns.built_stopped = {n.attr for n in stores}  # layer.act = g in f: layer.act(x) is not the class's
     ns.built_stopped |= {"*"} if any(_calls_setattr(n) for n in walk(tree)) else set()

@@ -611,12 +611,15 @@ class Typing:
     dispatcher checks on later calls.  ``view`` gives a called function's parameters the paths of its
     arguments (``helper(x, model.layer)``); ``without`` forgets what ``f`` rebinds."""
 
-    def __init__(self, objects: dict, names=None, shared=None, stopped=frozenset(), roots=None):
+    def __init__(self, objects: dict, names=None, shared=None, stopped=frozenset(), roots=None, fixed=frozenset()):
         self.objects = objects  # parameter -> the object of the call that generation follows
         self.names = names if names is not None else {p: p for p in objects}  # parameter -> dispatcher path
         self.shared = shared if shared is not None else ({}, {})  # (guards, called)
         self.stopped = frozenset(stopped)  # attributes f assigns (model.layer = ...): not typed
         self.roots = roots if roots is not None else objects  # the dispatcher's objects (paths follow from them)
+        # roots known where the code is generated (an object f builds, a None or NumPy function written at a
+        # call): answers about them are not the dispatcher's to check
+        self.fixed = frozenset(fixed)
 
     def _key(self):
         return (id(self.shared), tuple(sorted(self.names.items())), self.stopped)
@@ -687,7 +690,7 @@ class Typing:
     def _records(self, path) -> bool:
         """Whether an answer about ``path`` is checked by the dispatcher: not for an object f builds
         (``layer = Dense(W)``: its class is the one written in f, checked as a global is)."""
-        return not is_prototype(self.roots.get(_steps(self._full(path))[0], _NONE))
+        return _steps(self._full(path))[0] not in self.fixed
 
     def _full(self, path):
         first = _steps(path)[0]
@@ -730,12 +733,25 @@ class Typing:
         objects = {p: self.obj(path) for p, path in mapping.items()}
         names = {p: self._full(path) for p, path in mapping.items() if objects[p] is not _NONE}
         objects = {p: o for p, o in objects.items() if o is not _NONE}
-        return Typing(objects, names, self.shared, self.stopped, self.roots)
+        return Typing(objects, names, self.shared, self.stopped, self.roots, self.fixed)
+
+    def given(self, constants: dict) -> Typing:
+        """This typing with parameters given objects known where the code is generated (``g(x, None)``,
+        ``g(x, np.tanh)``, ``layer = Dense(W)``): ``{parameter: object}``."""
+        objects, names, roots = dict(self.objects), dict(self.names), dict(self.roots)
+        fixed = set(self.fixed)
+        for p, obj in constants.items():
+            key = f"_given_{p}"
+            while key in roots:
+                key += "_"
+            objects[p], names[p], roots[key] = obj, key, obj
+            fixed.add(key)
+        return Typing(objects, names, self.shared, self.stopped, roots, fixed)
 
     def without(self, names, attributes) -> Typing:
         objects = {p: o for p, o in self.objects.items() if p not in names}
         names = {p: self.names[p] for p in objects}
-        return Typing(objects, names, self.shared, self.stopped | set(attributes), self.roots)
+        return Typing(objects, names, self.shared, self.stopped | set(attributes), self.roots, self.fixed)
 
 
 _NONE = object()
@@ -913,19 +929,10 @@ def types_of(ns):
     cached = getattr(ns, "built_typing", None)
     if cached is not None and cached[0] is base:
         return cached[1]
-    objects = dict(base.objects) if base else {}
-    names = dict(base.names) if base else {p: p for p in objects}
-    roots = dict(base.roots) if base else dict(objects)
-    for local, cls in built.items():
-        if local in objects:
-            continue
-        key = f"_built_{local}"
-        while key in roots:
-            key += "_"
-        objects[local] = roots[key] = prototype(cls)
-        names[local] = key
-    stopped = (base.stopped if base else frozenset()) | frozenset(getattr(ns, "built_stopped", ()))
-    typing = Typing(objects, names, base.shared if base else None, stopped, roots)
+    stopped = frozenset(getattr(ns, "built_stopped", ()))
+    base = base or Typing({})
+    base = Typing(base.objects, base.names, base.shared, base.stopped | stopped, base.roots, base.fixed)
+    typing = base.given({local: prototype(cls) for local, cls in built.items() if local not in base.objects})
     ns.built_typing = (base, typing)
     return typing
 
@@ -944,18 +951,76 @@ def typed_arguments(fn, args: list, keywords: dict, ns):
     """For a call ``fn(*args, **keywords)`` in code whose objects are typed: ``fn``'s :class:`Typing`
     (its parameters given a typed object), or None."""
     types = types_of(ns)
-    if not isinstance(types, Typing) or getattr(fn, "__s2sad_types__", None) is not None:
+    if getattr(fn, "__s2sad_types__", None) is not None:
         return None  # (a generated function keeps the classes of the function it differentiates)
     try:
         bound = inspect.signature(fn).bind(*args, **keywords).arguments
     except (TypeError, ValueError):
         return None
-    mapping = {}
+    mapping, constants = {}, {}
+    wanted = None
     for p, a in bound.items():
-        path = typed_path(a.id, ns) if isinstance(a, gast.Name) else None
+        path = typed_path(a.id, ns) if isinstance(a, gast.Name) and types is not None else None
         if path is not None and types.obj(path) is not _NONE:
             mapping[p] = path
-    return types.view(mapping) if mapping else None
+            continue
+        given = _given_callable(a, ns)
+        if given is not _NONE:
+            wanted = receivers(fn) if wanted is None else wanted
+            if p in wanted:  # g(x, None), g(x, np.tanh) for a parameter g calls: known here
+                constants[p] = given
+    for p, param in _parameters(fn).items():
+        if p not in bound and param.default is not param.empty:  # g(x) of g(x, act=None): its default
+            given = _given_object(param.default)
+            if given is not _NONE:
+                wanted = receivers(fn) if wanted is None else wanted
+                if p in wanted:
+                    constants[p] = given
+    if not mapping and not constants:
+        return None
+    types = types if types is not None else Typing({})
+    return types.view(mapping).given(constants)
+
+
+def _given_callable(atom, ns):
+    """What an argument written at a call is, when it is known where the code is generated and may be
+    called: a literal ``None`` (or a local bound once to it), or a NumPy/math function with a rule named
+    by a global or closure cell (``np.tanh``, checked as any global is); else ``_NONE``."""
+    from .resolve import MISSING
+
+    if isinstance(atom, gast.Constant) and atom.value is None:
+        return None
+    if not isinstance(atom, (gast.Name, gast.Attribute)):
+        return _NONE
+    if isinstance(atom, gast.Name) and atom.id in (getattr(ns, "nones", None) or ()):
+        return None  # act = None; g(x, act)
+    if isinstance(atom, gast.Name) and atom.id in getattr(ns, "locals", ()):
+        return _NONE
+    obj = ns.lookup(atom)  # (a global or closure cell: checked on each call of the derivative)
+    return _NONE if obj is MISSING else _given_object(obj)
+
+
+def _given_object(obj):
+    """``obj`` when a typed call of it needs nothing more (None, a NumPy or math function with a
+    rule); else ``_NONE``."""
+    from .primitives import is_user_function
+    from .rules.registry import lookup
+
+    if obj is None:
+        return None
+    if is_user_function(obj) or not callable(obj) or isinstance(obj, type):
+        return _NONE
+    try:
+        return obj if lookup(obj) is not None else _NONE
+    except TypeError:
+        return _NONE
+
+
+def _parameters(fn) -> dict:
+    try:
+        return dict(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return {}
 
 
 def _class_entry(cls, attr):

@@ -369,3 +369,79 @@ def test_the_objects_method_replaced_on_the_class_of_a_closure_object():
         exact_or_refused_stale(g, by_t, 0.7)
     finally:
         Residual.forward = old
+
+
+# ---- 4. an optional argument given a literal None (or a NumPy function) at the call --------------------
+def opt(x, act=None):
+    if act is not None:
+        x = act(x)
+    return x * 2.0
+
+
+def opt_callable(x, act=None):
+    return act(x) if callable(act) else x
+
+
+def opt_truthy(x, act=None):
+    if act:
+        x = act(x)
+    return np.sin(x)
+
+
+def none_literal(x):
+    return np.sum(opt(x, None) ** 2)
+
+
+def none_keyword(x):
+    return np.sum(opt(x, act=None) * x)
+
+
+def none_default(x):
+    return np.sum(opt(x) * opt_callable(x))
+
+
+def numpy_given(x):
+    return np.sum(opt(x, np.tanh) + opt_callable(x, act=np.exp) + opt_truthy(x, np.sin))
+
+
+def none_local(x):
+    act = None
+    return np.sum(opt(x, act) + opt_truthy(x, act=act))
+
+
+def mixed(x):
+    return np.sum(opt(x, None) * opt(x, np.sin) + opt_callable(x, None))
+
+
+@pytest.mark.parametrize("f", [none_literal, none_keyword, none_default, numpy_given, none_local, mixed])
+def test_an_optional_callable_given_none_or_a_numpy_function(f):
+    check_all_modes(f, [X3.copy()], 0)
+
+
+def test_a_closure_passing_on_none_or_a_function_it_holds():
+    for act in (None, np.tanh):
+
+        def f(x):
+            return np.sum(opt(x, act) ** 2)  # noqa: B023 -- read while act is this one
+
+        check_all_modes(f, [X3.copy()], 0)
+        check_all_modes(lambda x: np.sum(opt_callable(x, act)), [X3.copy()], 0)  # noqa: B023
+
+
+def test_rebinding_what_was_given_after_grad_is_seen():
+    def f(x):
+        return np.sum(opt(x, act) ** 2)
+
+    act = None
+    g = s2sad.grad(f)
+    assert np.allclose(g(X3), numeric_grad(f, [X3], 0), atol=1e-6)
+    act = np.sin  # noqa: F841 -- the closure cell changes
+    exact_or_refused_stale(g, f, X3)
+    old = opt.__defaults__
+    g = s2sad.grad(none_default)
+    assert np.allclose(g(X3), numeric_grad(none_default, [X3], 0), atol=1e-6)
+    try:
+        opt.__defaults__ = (np.cos,)
+        exact_or_refused_stale(g, none_default, X3)
+    finally:
+        opt.__defaults__ = old
