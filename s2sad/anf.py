@@ -144,6 +144,81 @@ def assigned_names(stmts) -> set[str]:
     return out
 
 
+def _written_in_place(tree) -> set[str]:
+    """The names ``tree`` writes into in place: ``a[i] = v``, ``a[i] += v``, ``a += v``."""
+    out = set()
+    for n in walk(tree):
+        targets = n.targets if isinstance(n, gast.Assign) else [n.target] if isinstance(n, gast.AugAssign) else []
+        for t in targets:
+            for e in walk(t):
+                if isinstance(e, gast.Subscript) and isinstance(e.ctx, gast.Store):
+                    base = e.value
+                    while isinstance(base, gast.Subscript):
+                        base = base.value
+                    if isinstance(base, gast.Name):
+                        out.add(base.id)
+            if isinstance(n, gast.AugAssign) and isinstance(t, gast.Name):
+                out.add(t.id)
+    return out
+
+
+def _checked_appends(tree, ns) -> None:
+    """``lst.append(a[i])`` (integer indices) of a NumPy array ``a`` that f makes and writes into in place:
+    ``a[i]`` is a number (a copy) when ``a`` has one axis, a row (a view) otherwise; written
+    ``lst.append(appended_number(a[i], ...))``, which refuses a row when the derivative runs, so the list
+    shares no memory with ``a`` (in place, once)."""
+    written = _written_in_place(tree)
+    params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    candidates = written - params
+    if not candidates:
+        return
+    assigned: dict = {}
+    for n in walk(tree):
+        for t in (
+            n.targets if isinstance(n, gast.Assign) else [n.target] if isinstance(n, (gast.For, gast.AugAssign)) else []
+        ):
+            for e in walk(t):
+                if isinstance(e, gast.Name) and not isinstance(e.ctx, gast.Load):
+                    assigned.setdefault(e.id, []).append(n.value if isinstance(n, gast.Assign) and t is e else None)
+
+    def numeric(value) -> bool:
+        if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+            return True
+        if not isinstance(value, gast.Call) or dotted(value.func) is None:
+            return False
+        obj = ns.lookup(value.func)
+        module = getattr(obj, "__module__", None) or ""
+        return obj is not MISSING and (module.startswith("numpy") or type(obj).__name__ == "ufunc")
+
+    arrays = {b for b in candidates if assigned.get(b) and all(v is not None and numeric(v) for v in assigned[b])}
+    for n in walk(tree):
+        if not (
+            isinstance(n, gast.Call)
+            and isinstance(n.func, gast.Attribute)
+            and n.func.attr == "append"
+            and len(n.args) == 1
+            and not n.keywords
+        ):
+            continue
+        arg = n.args[0]
+        if not (isinstance(arg, gast.Subscript) and isinstance(arg.value, gast.Name) and arg.value.id in arrays):
+            continue
+        parts = arg.slice.elts if isinstance(arg.slice, gast.Tuple) else [arg.slice]
+        if not all(isinstance(p, gast.Name) or _int_constant(p) for p in parts):
+            continue
+        ns.scope.setdefault("appended_number", runtime.appended_number)
+        what = gast.Constant(value=f"`{_source(arg)}`", kind=None)
+        call = gast.Call(
+            func=gast.Name(id="appended_number", ctx=gast.Load(), annotation=None, type_comment=None),
+            args=[arg, what],
+            keywords=[],
+        )
+        n.args[0] = gast.copy_location(call, arg)
+        for e in walk(call):
+            if "lineno" in getattr(e, "_attributes", ()) and not hasattr(e, "lineno"):
+                gast.copy_location(e, arg)
+
+
 def _calls_setattr(node) -> bool:
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in ("setattr", "vars")
 
@@ -1534,6 +1609,7 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
                 f"'{tree.name}' takes {star}{param.id}: functions with {star}{'args' if star == '*' else 'kwargs'} "
                 "parameters are not supported yet; give each parameter a name (or pass a tuple or dict)",
             )
+    _checked_appends(tree, ns)
     private: set[str] = set()
     while True:  # again, with the parameters whose data f writes into copied on entry
         names = Names(all_names(tree) | set(ns.used) | {"np", "math", "copy_input"})

@@ -445,3 +445,86 @@ def test_rebinding_what_was_given_after_grad_is_seen():
         exact_or_refused_stale(g, none_default, X3)
     finally:
         opt.__defaults__ = old
+
+
+# ---- 5. items of a numeric array appended to a list are numbers (copies) -----------------------------
+def float32_items(x):
+    out = np.tanh(x.astype(np.float32))
+    lst = []
+    for i in range(3):
+        lst.append(out[i])
+        out[i] = out[i] * 2
+    return sum(lst) + np.sum(out)
+
+
+def items_then_written(x):
+    out = np.zeros(3, dtype=np.float32)
+    vals = []
+    for i in range(3):
+        out[i] = x[i] * 2
+        vals.append(out[i])
+    out[0] = 5.0
+    return sum(vals) * np.sum(out)
+
+
+def float64_items(x):
+    out = np.sin(x)
+    vals = []
+    for i in range(3):
+        vals.append(out[i])
+        out[i] = 0.0
+    return vals[0] * vals[1] + vals[2] + np.sum(out * x)
+
+
+def rows_appended_then_written(x):
+    out = np.outer(x, x)
+    rows = []
+    for i in range(2):
+        rows.append(out[i])
+        out[i] = 0.0
+    return np.sum(rows[0] * rows[1]) + np.sum(out)
+
+
+def rows_appended(x):
+    out = np.outer(x, x)
+    rows = []
+    for i in range(2):
+        rows.append(out[i])
+    return np.sum(rows[0] * rows[1])
+
+
+@pytest.mark.parametrize("f", [float64_items, rows_appended])
+def test_items_of_an_array_appended_to_a_list(f):
+    check_all_modes(f, [X3.copy()], 0)
+
+
+def test_items_of_a_float32_array_appended_to_a_list():
+    x = X3.copy()
+    t = np.tanh(x.astype(np.float32)).astype(float)
+    g = 3 * (1 - t**2)  # d/dx (sum(t) + 2 sum(t))
+    assert np.allclose(s2sad.grad(float32_items)(x), g, atol=1e-5)
+    assert np.allclose(s2sad.jvp(float32_items)(x, np.ones(3))[1], g.sum(), atol=1e-5)
+    assert np.allclose(s2sad.hessian(float32_items)(x), np.diag(-6 * t * (1 - t**2)), atol=1e-5)
+    assert np.allclose(s2sad.vjp(float32_items)(x, 2.0), 2 * g, atol=1e-5)
+    assert np.array_equal(x, X3)
+    a, b, c = x
+    s = 5 + 2 * b + 2 * c  # items_then_written = 2 (a + b + c) (5 + 2 b + 2 c)
+    g2 = np.array([2 * s, 2 * s + 4 * (a + b + c), 2 * s + 4 * (a + b + c)])
+    assert np.allclose(s2sad.grad(items_then_written)(x), g2, atol=1e-4)
+    assert np.allclose(s2sad.jvp(items_then_written)(x, np.ones(3))[1], g2.sum(), atol=1e-4)
+    h = _hessian_items_then_written()
+    assert np.allclose(s2sad.hessian(items_then_written)(x), h, atol=1e-4)
+
+
+def _hessian_items_then_written():
+    # f = 2 (a + b + c) (5 + 2 b + 2 c): d2f = 2 * (u v^T + v u^T) with u = (1, 1, 1), v = (0, 2, 2)
+    u, v = np.ones(3), np.array([0.0, 2, 2])
+    return 2 * (np.outer(u, v) + np.outer(v, u))
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hessian"])
+def test_rows_of_an_array_appended_then_written_are_refused_at_the_line(mode):
+    d = {"grad": s2sad.grad, "jvp": s2sad.jvp, "hessian": s2sad.hessian}[mode]
+    args = (X3, X3) if mode == "jvp" else (X3,)
+    with pytest.raises(DifferentiationError, match=r"test_objects_closures.py:\d+:\d+: `out\[i\]` appended to a list"):
+        d(rows_appended_then_written)(*args)
