@@ -622,7 +622,8 @@ class Typing:
         self.fixed = frozenset(fixed)
 
     def _key(self):
-        return (id(self.shared), tuple(sorted(self.names.items())), self.stopped)
+        given = tuple((k, id(self.roots[k])) for k in sorted(self.fixed))  # g(x, None) and g(x, np.sin) differ
+        return (id(self.shared), tuple(sorted(self.names.items())), self.stopped, given)
 
     def __eq__(self, other):
         return isinstance(other, Typing) and self._key() == other._key()

@@ -528,3 +528,23 @@ def test_rows_of_an_array_appended_then_written_are_refused_at_the_line(mode):
     args = (X3, X3) if mode == "jvp" else (X3,)
     with pytest.raises(DifferentiationError, match=r"test_objects_closures.py:\d+:\d+: `out\[i\]` appended to a list"):
         d(rows_appended_then_written)(*args)
+
+
+class UsesOpt:
+    def __init__(self, w):
+        self.w = w
+
+    def loss(self, x):
+        return np.sum(opt(x * self.w, None) + opt(x, np.sin) + opt(x, np.cos))
+
+
+def loss_of_model(x, m):
+    return m.loss(x)
+
+
+def test_calls_given_none_and_numpy_functions_in_a_typed_method_are_told_apart():
+    # (one derivative of opt served all three calls: a wrong number)
+    m = UsesOpt(np.array([1.0, 2.0, 3.0]))
+    check_all_modes(lambda x: loss_of_model(x, m), [X3.copy()], 0)
+    check_all_modes(m.loss, [X3.copy()], 0)
+    assert np.allclose(s2sad.grad(loss_of_model)(X3, m), numeric_grad(loss_of_model, [X3, m], 0), atol=1e-6)
