@@ -997,7 +997,18 @@ def _given_callable(atom, ns):
         return None  # act = None; g(x, act)
     if isinstance(atom, gast.Name) and atom.id in getattr(ns, "locals", ()):
         return _NONE
-    obj = ns.lookup(atom)  # (a global or closure cell: checked on each call of the derivative)
+    from .resolve import dotted
+
+    path = dotted(atom)
+    if path is None or path.split(".")[0] in getattr(ns, "locals", ()):
+        return _NONE
+    first, *rest = path.split(".")
+    obj = ns.lookup_name(first)  # (a peek: a global array passed on is not made a steering name)
+    for a in rest:
+        obj = getattr(obj, a, MISSING) if obj is not MISSING else obj
+    if obj is MISSING or _given_object(obj) is _NONE:
+        return _NONE
+    obj = ns.lookup(atom)  # (a global or closure cell: now checked on each call of the derivative)
     return _NONE if obj is MISSING else _given_object(obj)
 
 
