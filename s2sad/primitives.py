@@ -20,6 +20,7 @@ from .rules import lookup
 from .rules.registry import Rule
 from .star import (
     at_call,
+    built_constant,
     method_of,
     plain_class,
     static_of,
@@ -141,6 +142,8 @@ def classify(stmt, ns: Namespace) -> Op:
     if isinstance(value, gast.Attribute):
         if value.attr in DATA_ATTRS:
             return Op(NONDIFF, stmt, what=f".{value.attr}")
+        if isinstance(value.value, gast.Name) and built_constant(value.value.id, value.attr, ns):
+            return Op(NONDIFF, stmt, what=f"attribute .{value.attr}")  # d.scale of the class of an object f built
         # p.w of a NamedTuple, dataclass or object: getattr(p, "w"), whose rules read or add one field
         attr = gast.Constant(value=value.attr, kind=None)
         return _with_rule(getattr, stmt, [value.value, attr], {}, f"attribute .{value.attr}")

@@ -938,6 +938,29 @@ def types_of(ns):
     return typing
 
 
+_CONSTANTS = (int, float, complex, bool, str, bytes, type(None), np.ndarray, np.generic)
+
+
+def built_constant(name: str, attr: str, ns) -> bool:
+    """Whether ``name.attr`` reads a class attribute holding data (``scale = 2.0`` in the class body) of
+    an object f builds (``ns.built``): no code of the class or of f sets that attribute, so no instance
+    attribute hides it, and the value is a constant (a zero derivative)."""
+    types = types_of(ns)
+    path = typed_path(name, ns) if types is not None else None
+    obj = types.obj(path) if path is not None else _NONE
+    if obj is _NONE or not is_prototype(obj):
+        return False
+    cls = type(obj)
+    fields = getattr(cls, "__dataclass_fields__", {})
+    entry = next((vars(c)[attr] for c in cls.__mro__ if attr in vars(c)), _NONE)
+    return (
+        attr not in fields
+        and isinstance(entry, _CONSTANTS)
+        and not (types.stopped & {attr, "*"})
+        and not assigns_attribute(cls, attr)
+    )
+
+
 def typed_path(name: str, ns) -> str | None:
     """The path (``model``, ``model.layer``) of the object a name of the ANF code holds, if typed."""
     types = types_of(ns)

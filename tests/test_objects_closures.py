@@ -548,3 +548,48 @@ def test_calls_given_none_and_numpy_functions_in_a_typed_method_are_told_apart()
     check_all_modes(lambda x: loss_of_model(x, m), [X3.copy()], 0)
     check_all_modes(m.loss, [X3.copy()], 0)
     assert np.allclose(s2sad.grad(loss_of_model)(X3, m), numeric_grad(loss_of_model, [X3, m], 0), atol=1e-6)
+
+
+# ---- objects built inside f: class constants, methods on self, None fields ----------------------------
+class WithConstant:
+    scale = 2.0
+
+    def __init__(self, W, b=None):
+        self.W = W
+        self.b = b
+
+    def pre(self, x):
+        return self.W @ x
+
+    def __call__(self, x):
+        h = self.scale * self.pre(x)
+        if self.b is not None:
+            h = h + self.b
+        return np.tanh(h)
+
+
+def class_constant(x):
+    d = WithConstant(np.outer(x, x))
+    return np.sum(d(x))
+
+
+def class_constant_and_field(x):
+    d = WithConstant(np.outer(x, x), b=x)
+    return np.sum(d(x) ** 2)
+
+
+def two_built_objects(x):
+    d = WithConstant(np.eye(3))
+    e = WithConstant(d.W * x[0])
+    return np.sum(e(x) * d(x))
+
+
+def built_object_copied(x):
+    d = Dense3(np.eye(3) * x[0])
+    d2 = d
+    return np.sum(d2(x))
+
+
+@pytest.mark.parametrize("f", [class_constant, class_constant_and_field, two_built_objects, built_object_copied])
+def test_objects_built_inside_f_reading_class_constants(f):
+    check_all_modes(f, [X3.copy()], 0)
