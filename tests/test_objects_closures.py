@@ -593,3 +593,52 @@ def built_object_copied(x):
 @pytest.mark.parametrize("f", [class_constant, class_constant_and_field, two_built_objects, built_object_copied])
 def test_objects_built_inside_f_reading_class_constants(f):
     check_all_modes(f, [X3.copy()], 0)
+
+
+# ---- the command line writes the dataclass twin of a class built in f ----------------------------------
+BUILT_MODULE = """\
+import numpy as np
+class Dense:
+    def __init__(self, W):
+        self.W = W
+    def __call__(self, x):
+        return np.tanh(self.W @ x)
+class Base:
+    def act(self, x):
+        return np.tanh(x)
+class Child(Base):
+    def act(self, x):
+        return 2.0 * super().act(x)
+def f(x):
+    layer = Dense(np.outer(x, x))
+    return np.sum(layer(x) ** 2) + np.sum(Child().act(x))
+def opt(x, act=None):
+    if act is not None:
+        x = act(x)
+    return x
+def g(x):
+    return np.sum(opt(x, None) * opt(x, np.tanh))
+"""
+
+
+@pytest.mark.parametrize("target", ["f", "g"])
+def test_the_command_line_writes_objects_built_in_f(tmp_path, monkeypatch, target):
+    import importlib
+    import sys
+
+    from tests.test_cli import run
+    from tests.test_round21_cli import load
+
+    (tmp_path / "mb13.py").write_text(BUILT_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("mb13", None)
+    run([f"mb13.py:{target}", "-o", "d13.py"], tmp_path, check_rc=0)
+    mb13 = importlib.import_module("mb13")
+    d = load(tmp_path / "d13.py", "d13")
+    fn = getattr(d, f"d{target}_dx")
+    assert np.allclose(fn(X3), numeric_grad(getattr(mb13, target), [X3], 0), atol=1e-6)
+    if target == "f":
+        assert "Dense_record = record_twin(Dense)" in (tmp_path / "d13.py").read_text()
+        result = run([f"mb13.py:{target}", "--standalone", "-o", "s13.py"], tmp_path, check_rc=2)
+        assert "mb13.py:13:1: --standalone cannot copy" in result.stderr
+    sys.modules.pop("mb13", None)
