@@ -779,6 +779,9 @@ class _ANF(LoopSources):
             return gast.Call(
                 func=gast.Attribute(value=receiver, attr=func.attr, ctx=gast.Load()), args=args, keywords=kws
             )
+        if root is None and isinstance(func, gast.Call) and self.built_class(func) is not None:
+            func = self.atom(func)  # Dense(W)(x): t = Dense(W); t(x)
+            root = func.id
         if root is None:
             self.check_opaque(node)
             return self.rename_loads(node)  # f(...)(...): evaluated as it is; refused later if it is active

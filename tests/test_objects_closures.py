@@ -642,3 +642,29 @@ def test_the_command_line_writes_objects_built_in_f(tmp_path, monkeypatch, targe
         result = run([f"mb13.py:{target}", "--standalone", "-o", "s13.py"], tmp_path, check_rc=2)
         assert "mb13.py:13:1: --standalone cannot copy" in result.stderr
     sys.modules.pop("mb13", None)
+
+
+def called_where_built(x):
+    return np.sum(Dense3(np.outer(x, x), 0.5)(x) ** 2) + np.sum(Child().act(x))
+
+
+def test_an_object_called_where_it_is_built():
+    check_all_modes(called_where_built, [X3.copy()], 0)
+    jac = s2sad.jacobian(lambda x: Dense3(np.outer(x, x))(x))(X3)
+    fd = np.stack([numeric_grad(lambda x, k=k: Dense3(np.outer(x, x))(x)[k], [X3], 0) for k in range(3)])
+    assert np.allclose(jac, fd, atol=1e-6)
+
+
+def test_a_printing_method_of_an_object_built_in_f_prints_once(capsys):
+    class Loud(Dense3):
+        def __call__(self, x):
+            print("called")
+            return np.tanh(self.W @ x)
+
+    def f(x):
+        return np.sum(Loud(np.outer(x, x))(x))
+
+    for d in (s2sad.grad, s2sad.hessian, s2sad.jacobian):
+        capsys.readouterr()
+        d(f)(X3)
+        assert capsys.readouterr().out == "called\n", d.__name__
