@@ -668,3 +668,28 @@ def test_a_printing_method_of_an_object_built_in_f_prints_once(capsys):
         capsys.readouterr()
         d(f)(X3)
         assert capsys.readouterr().out == "called\n", d.__name__
+
+
+class NetBuilding:
+    def __init__(self, W):
+        self.W = W
+        self.act = Child()
+
+    def forward(self, x):
+        layer = Dense3(self.W * x[0])
+        return self.act.act(layer(x))
+
+    def loss(self, x):
+        return np.sum(self.forward(x) ** 2)
+
+
+def test_a_method_of_a_typed_object_building_objects():
+    net = NetBuilding(np.eye(3) * 0.7)
+    check_all_modes(lambda x: loss_of_model(x, net), [X3.copy()], 0)
+    check_all_modes(net.loss, [X3.copy()], 0)
+    g = s2sad.grad(loss_of_model)
+    g(X3, net)
+    net.W = np.eye(3) * 0.2
+    assert np.allclose(g(X3, net), numeric_grad(loss_of_model, [X3, net], 0), atol=1e-6)
+    net.act = Base()
+    assert np.allclose(g(X3, net), numeric_grad(loss_of_model, [X3, net], 0), atol=1e-6)
