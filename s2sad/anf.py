@@ -29,6 +29,7 @@ import gast
 
 from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
+from .built import record_twin
 from .checkpointing import checkpoint
 from .errors import DifferentiationError, Location
 from .ir import out_arguments, targets, walk, walk_stmts
@@ -37,7 +38,7 @@ from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import call_writes
 from .primitives import is_user_function
 from .resolve import MISSING, Namespace, dotted
-from .star import SAFE_KEY, namedtuple_field, record_twin
+from .star import SAFE_KEY, namedtuple_field
 
 _STORED_NONE = object()  # (what stored_callable says of an attribute holding None)
 
@@ -807,9 +808,9 @@ class _ANF(LoopSources):
         return gast.Call(func=self.rename_loads(func), args=args, keywords=kws)
 
     def built_class(self, value):
-        """The plain user class (:func:`star.plain_class`) a call ``Cls(...)`` of a free name makes an
+        """The plain user class (:func:`built.plain_class`) a call ``Cls(...)`` of a free name makes an
         object of, or the class of the name copied; else None."""
-        from .star import plain_class
+        from .built import plain_class
 
         if isinstance(value, gast.Name):
             return self.built.get(value.id) if self.built_count.get(value.id, 0) > 0 else None
@@ -823,9 +824,9 @@ class _ANF(LoopSources):
         return obj if plain_class(obj) else None
 
     def twin_name(self, cls, twin):
-        """A name of the generated module for :func:`star.record_twin`'s dataclass of ``cls`` (its
+        """A name of the generated module for :func:`built.record_twin`'s dataclass of ``cls`` (its
         ``__init__`` checked on each call of the derivative)."""
-        from .star import init_checks
+        from .built import init_checks
 
         alias = f"{cls.__name__}_record"
         while self.ns.scope.get(alias, twin) is not twin:

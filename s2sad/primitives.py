@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import gast
 import numpy as np
 
+from .built import plain_class
 from .resolve import MISSING, Namespace, dotted
 from .rules import lookup
 from .rules.registry import Rule
@@ -22,7 +23,6 @@ from .star import (
     at_call,
     built_constant,
     method_of,
-    plain_class,
     static_of,
     static_rule_of,
     typed_arguments,

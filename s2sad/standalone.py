@@ -116,14 +116,14 @@ class _Provider:
             (self.out.helpers if helper_constant else self.out.constants).append(f"{name} = {obj!r}")
             return
         twin_of = vars(obj).get("__s2sad_twin_of__") if isinstance(obj, type) else None
-        if twin_of is not None:  # Dense_record: the dataclass twin s2sad builds for Dense (star.record_twin)
+        if twin_of is not None:  # Dense_record: the dataclass twin s2sad builds for Dense (built.record_twin)
             if self.standalone:
                 self.fail(
                     f"--standalone cannot copy '{name}', the dataclass s2sad builds for objects of your class "
                     f"{twin_of.__qualname__} made in the function; drop --standalone"
                 )
             self.provide(twin_of.__name__, twin_of, home)
-            line = "from s2sad.star import record_twin"
+            line = "from s2sad.built import record_twin"
             if line not in self.out.imports:
                 self.out.imports.append(line)
             self.out.constants.append(
