@@ -29,6 +29,7 @@ import gast
 
 from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
+from .built import record_twin
 from .checkpointing import checkpoint
 from .errors import DifferentiationError, Location
 from .ir import out_arguments, targets, walk, walk_stmts
@@ -144,6 +145,85 @@ def assigned_names(stmts) -> set[str]:
     return out
 
 
+def _written_in_place(tree) -> set[str]:
+    """The names ``tree`` writes into in place: ``a[i] = v``, ``a[i] += v``, ``a += v``."""
+    out = set()
+    for n in walk(tree):
+        targets = n.targets if isinstance(n, gast.Assign) else [n.target] if isinstance(n, gast.AugAssign) else []
+        for t in targets:
+            for e in walk(t):
+                if isinstance(e, gast.Subscript) and isinstance(e.ctx, gast.Store):
+                    base = e.value
+                    while isinstance(base, gast.Subscript):
+                        base = base.value
+                    if isinstance(base, gast.Name):
+                        out.add(base.id)
+            if isinstance(n, gast.AugAssign) and isinstance(t, gast.Name):
+                out.add(t.id)
+    return out
+
+
+def _checked_appends(tree, ns) -> None:
+    """``lst.append(a[i])`` (integer indices) of a NumPy array ``a`` that f makes and writes into in place:
+    ``a[i]`` is a number (a copy) when ``a`` has one axis, a row (a view) otherwise; written
+    ``lst.append(appended_number(a[i], ...))``, which refuses a row when the derivative runs, so the list
+    shares no memory with ``a`` (in place, once)."""
+    written = _written_in_place(tree)
+    params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    candidates = written - params
+    if not candidates:
+        return
+    assigned: dict = {}
+    for n in walk(tree):
+        for t in (
+            n.targets if isinstance(n, gast.Assign) else [n.target] if isinstance(n, (gast.For, gast.AugAssign)) else []
+        ):
+            for e in walk(t):
+                if isinstance(e, gast.Name) and not isinstance(e.ctx, gast.Load):
+                    assigned.setdefault(e.id, []).append(n.value if isinstance(n, gast.Assign) and t is e else None)
+
+    def numeric(value) -> bool:
+        if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+            return True
+        if not isinstance(value, gast.Call) or dotted(value.func) is None:
+            return False
+        obj = ns.lookup(value.func)
+        module = getattr(obj, "__module__", None) or ""
+        return obj is not MISSING and (module.startswith("numpy") or type(obj).__name__ == "ufunc")
+
+    arrays = {b for b in candidates if assigned.get(b) and all(v is not None and numeric(v) for v in assigned[b])}
+    for n in walk(tree):
+        if not (
+            isinstance(n, gast.Call)
+            and isinstance(n.func, gast.Attribute)
+            and n.func.attr == "append"
+            and len(n.args) == 1
+            and not n.keywords
+        ):
+            continue
+        arg = n.args[0]
+        if not (isinstance(arg, gast.Subscript) and isinstance(arg.value, gast.Name) and arg.value.id in arrays):
+            continue
+        parts = arg.slice.elts if isinstance(arg.slice, gast.Tuple) else [arg.slice]
+        if not all(isinstance(p, gast.Name) or _int_constant(p) for p in parts):
+            continue
+        ns.scope.setdefault("appended_number", runtime.appended_number)
+        what = gast.Constant(value=f"`{_source(arg)}`", kind=None)
+        call = gast.Call(
+            func=gast.Name(id="appended_number", ctx=gast.Load(), annotation=None, type_comment=None),
+            args=[arg, what],
+            keywords=[],
+        )
+        n.args[0] = gast.copy_location(call, arg)
+        for e in walk(call):
+            if "lineno" in getattr(e, "_attributes", ()) and not hasattr(e, "lineno"):
+                gast.copy_location(e, arg)
+
+
+def _calls_setattr(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in ("setattr", "vars")
+
+
 def _is_super(func) -> bool:
     return (
         isinstance(func, gast.Attribute)
@@ -184,6 +264,9 @@ class _ANF(LoopSources):
         self.known_ints: set[str] = set()  # names holding ints: range loop indices
         self.typed: dict[str, str] = {}  # name -> path of the typed object it is given (t = model.layer)
         self.typed_count: dict[str, int] = {}  # how many assignments give it that path (-1: another)
+        self.built: dict = {}  # name -> the plain user class of the object it is given (layer = Dense(W))
+        self.built_count: dict[str, int] = {}  # how many assignments give it an object of that class
+        self.nones: dict[str, int] = {}  # name -> how many assignments give it None (-1: another value)
         self.written_params: set[str] = set()  # parameters whose data f writes into (copied on entry)
         self.writable: set[str] = set()  # names written in place whose aliases are all kept up to date
         self.checkpoints: dict = {}  # checkpointed loops (the For statements written) -> every
@@ -229,6 +312,14 @@ class _ANF(LoopSources):
                 t = stmt.targets[0].id
                 same = self.typed.setdefault(t, path) == path  # (bound again to the same: recomputed)
                 self.typed_count[t] = self.typed_count.get(t, 0) + 1 if same else -1
+            t = stmt.targets[0].id
+            is_none = isinstance(value, gast.Constant) and value.value is None
+            self.nones[t] = self.nones.get(t, 0) + 1 if is_none and self.nones.get(t, 0) >= 0 else -1
+            cls = self.built_class(value)
+            if cls is not None:  # layer = Dense(W), t = Child(): its class is known where f is generated
+                t = stmt.targets[0].id
+                same = self.built.setdefault(t, cls) is cls
+                self.built_count[t] = self.built_count.get(t, 0) + 1 if same else -1
             is_dict = (
                 isinstance(value, gast.Dict)
                 or isinstance(value, gast.Name)
@@ -705,6 +796,9 @@ class _ANF(LoopSources):
             return gast.Call(
                 func=gast.Attribute(value=receiver, attr=func.attr, ctx=gast.Load()), args=args, keywords=kws
             )
+        if root is None and isinstance(func, gast.Call) and self.built_class(func) is not None:
+            func = self.atom(func)  # Dense(W)(x): t = Dense(W); t(x)
+            root = func.id
         if root is None:
             self.check_opaque(node)
             return self.rename_loads(node)  # f(...)(...): evaluated as it is; refused later if it is active
@@ -719,12 +813,43 @@ class _ANF(LoopSources):
             keys = self.atom_of(gast.Call(func=name("keys_of"), args=[self.atom(node.args[0])], keywords=[]), node)
             kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
             return gast.Call(func=self.rename_loads(func), args=[keys], keywords=kws)
+        twin = record_twin(obj) if isinstance(obj, type) else None
+        if twin is not None:  # Dense(W) of a class whose __init__ only stores W: its dataclass twin
+            func = self.twin_name(obj, twin)
         if obj in _VALUE_CONSUMERS and node.args and self.mapping_values(node.args[0]):
             node.args[0] = self.values_list(node.args[0].func.value, node)  # sum(d.values()) of a dict
         args = [self.atom(a) for a in node.args]
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
         self.check_callee_writes(obj, node, args, kws)
         return gast.Call(func=self.rename_loads(func), args=args, keywords=kws)
+
+    def built_class(self, value):
+        """The plain user class (:func:`built.plain_class`) a call ``Cls(...)`` of a free name makes an
+        object of, or the class of the name copied; else None."""
+        from .built import plain_class
+
+        if isinstance(value, gast.Name):
+            return self.built.get(value.id) if self.built_count.get(value.id, 0) > 0 else None
+        if not isinstance(value, gast.Call) or not isinstance(value.func, gast.Name):
+            return None
+        if value.func.id in self.ns.locals or value.func.id in self.env:
+            return None
+        obj = self.ns.scope.get(value.func.id, MISSING)
+        if obj is MISSING:
+            obj = self.ns.lookup(value.func)
+        return obj if plain_class(obj) else None
+
+    def twin_name(self, cls, twin):
+        """A name of the generated module for :func:`built.record_twin`'s dataclass of ``cls`` (its
+        ``__init__`` checked on each call of the derivative)."""
+        from .built import init_checks
+
+        alias = f"{cls.__name__}_record"
+        while self.ns.scope.get(alias, twin) is not twin:
+            alias += "_"
+        self.ns.scope[alias] = self.ns.lifted[alias] = twin
+        self.ns.methods.extend(init_checks(cls))
+        return name(alias)
 
     def stored_callable(self, func):
         """For ``p.attr`` with ``p`` of a known class (:mod:`star`) whose ``attr`` is an object stored
@@ -1533,6 +1658,7 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
                 f"'{tree.name}' takes {star}{param.id}: functions with {star}{'args' if star == '*' else 'kwargs'} "
                 "parameters are not supported yet; give each parameter a name (or pass a tuple or dict)",
             )
+    _checked_appends(tree, ns)
     private: set[str] = set()
     entry: list = []  # (parameter, field, message, write) checked on entry: ``w = q.w`` followed as q's field
     while True:  # again, with the parameters whose data f writes into copied on entry
@@ -1563,6 +1689,15 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load) and id(n) not in restored:
             bindings[n.id] = bindings.get(n.id, 0) + 1
     ns.typed = {t: p for t, p in pass_.typed.items() if bindings.get(t) == pass_.typed_count[t]}
+    ns.built = {t: c for t, c in pass_.built.items() if bindings.get(t) == pass_.built_count[t]}
+    stored = {}  # (every binding: l = None of derivative code too)
+    for n in walk(gast.Module(body=out, type_ignores=[])):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            stored[n.id] = stored.get(n.id, 0) + 1
+    ns.nones = {t for t, k in pass_.nones.items() if k > 0 and stored.get(t) == k}  # act = None; g(x, act)
+    stores = (n for n in walk(tree) if isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load))
+    ns.built_stopped = {n.attr for n in stores}  # layer.act = g in f: layer.act(x) is not the class's
+    ns.built_stopped |= {"*"} if any(_calls_setattr(n) for n in walk(tree)) else set()
     ns.loc = loc
     if not out or jumps(out) != "always":
         raise loc.error(tree, f"function '{tree.name}' must return a value on every path to be differentiated")

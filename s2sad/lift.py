@@ -876,6 +876,9 @@ def _passed_on(helper, tree, p):
     return found
 
 
+_BUILTIN_NAMES = frozenset(vars(builtins))
+
+
 def _only_called_in(tree, p) -> bool:
     """Whether the parameter ``p`` of the function (or lambda) ``tree`` is only called in its body, or
     passed on to a function called by name (``inner(fn, v)``, specialized in turn)."""
@@ -883,9 +886,9 @@ def _only_called_in(tree, p) -> bool:
     calls |= {
         id(a)
         for n in walk(tree)
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id not in _BUILTIN_NAMES
         for a in n.args + [k.value for k in n.keywords]
-    }
+    }  # (callable(fn), isinstance(fn, ...) read fn as a value)
     uses = [n for n in walk(tree) if isinstance(n, gast.Name) and n.id == p and not isinstance(n.ctx, gast.Param)]
     return bool(uses) and all(isinstance(n.ctx, gast.Load) and id(n) in calls for n in uses)
 

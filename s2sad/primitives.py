@@ -15,10 +15,20 @@ from dataclasses import dataclass, field
 import gast
 import numpy as np
 
+from .built import plain_class
 from .resolve import MISSING, Namespace, dotted
 from .rules import lookup
 from .rules.registry import Rule
-from .star import at_call, method_of, static_of, static_rule_of, typed_arguments, typed_path
+from .star import (
+    at_call,
+    built_constant,
+    method_of,
+    static_of,
+    static_rule_of,
+    typed_arguments,
+    typed_path,
+    types_of,
+)
 
 _BINOPS = {
     gast.Add: operator.add,
@@ -132,6 +142,8 @@ def classify(stmt, ns: Namespace) -> Op:
     if isinstance(value, gast.Attribute):
         if value.attr in DATA_ATTRS:
             return Op(NONDIFF, stmt, what=f".{value.attr}")
+        if isinstance(value.value, gast.Name) and built_constant(value.value.id, value.attr, ns):
+            return Op(NONDIFF, stmt, what=f"attribute .{value.attr}")  # d.scale of the class of an object f built
         # p.w of a NamedTuple, dataclass or object: getattr(p, "w"), whose rules read or add one field
         attr = gast.Constant(value=value.attr, kind=None)
         return _with_rule(getattr, stmt, [value.value, attr], {}, f"attribute .{value.attr}")
@@ -216,6 +228,14 @@ def _call(call, stmt, ns: Namespace) -> Op:
         return Op(CALL, stmt, fn=fn, args=[receiver, *args], keywords=keywords, what=f"{path}()")
     if is_record_class(obj):
         return _record(obj, stmt, args, keywords, path)
+    if plain_class(obj):  # Dense(W) of a class whose __init__ does more than store its parameters
+        refusal = (
+            f"`{path}(...)` builds an object of class {obj.__qualname__} from a differentiated value, and its "
+            "__init__ does more than store each parameter under its own name (self.W = W), so s2sad cannot "
+            "follow the value into the object's attributes; store the parameters as they are (compute in the "
+            "methods), make the class a dataclass, or build the object outside the function and pass it in"
+        )
+        return Op(OPAQUE, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()", refusal=refusal)
     from .dtypes import dtype_arg, dtype_unknown, integral_dtype, object_dtype
 
     dtype = dtype_arg(obj, args, keywords)  # by keyword or by position: np.zeros(3, int)
@@ -243,7 +263,7 @@ def _typed_receiver(func, ns):
     if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name):
         return None, None, None
     path = typed_path(func.value.id, ns)
-    types = ns.fn.__s2sad_types__ if path is not None else None
+    types = types_of(ns) if path is not None else None
     return path, types, None if types is None else types.get(path)
 
 
@@ -288,7 +308,7 @@ def _of_no_items(func, ns) -> bool:
     path = typed_path(receiver.id, ns) if isinstance(receiver, gast.Name) else None
     if path is None or "[*]" not in path:
         return False
-    return ns.fn.__s2sad_types__.length(path[: path.index("[*]")]) == 0
+    return types_of(ns).length(path[: path.index("[*]")]) == 0
 
 
 def _items_differ(func, ns) -> str:
@@ -296,7 +316,7 @@ def _items_differ(func, ns) -> str:
     call needs them (their classes, the functions stored on them): why it is refused, else ""."""
     receiver = func.value if isinstance(func, gast.Attribute) else func
     path = typed_path(receiver.id, ns) if isinstance(receiver, gast.Name) else None
-    found = ns.fn.__s2sad_types__.differing(path) if path is not None else None
+    found = types_of(ns).differing(path) if path is not None else None
     if not found:
         return ""
     full, kinds = found
@@ -323,7 +343,7 @@ def _typed_callable(func, ns):
     if not isinstance(func, gast.Name):
         return None
     path = typed_path(func.id, ns)
-    typing = ns.fn.__s2sad_types__ if path is not None else None
+    typing = types_of(ns) if path is not None else None
     cls = None if typing is None else typing.get(path)
     if cls is None:
         return None

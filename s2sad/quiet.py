@@ -73,7 +73,7 @@ def called_functions(tree, ns):
     """(call node, plain user function) for each call of a module-level or closed-over user function, and
     of a user method on an object whose class is known (``m.go(x)``: ``m`` a typed argument or a global
     object); :func:`redirect` makes such a call call another function."""
-    from .star import method_of, typed_path
+    from .star import method_of, typed_path, types_of
 
     for n in walk(tree):
         if isinstance(n, gast.Call) and isinstance(n.func, (gast.Name, gast.Attribute)):
@@ -82,7 +82,7 @@ def called_functions(tree, ns):
                 obj, n.s2sad_receiver = obj.__func__, True  # model.go of a global object: Model.go(model, ...)
             elif obj is MISSING and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
                 path = typed_path(n.func.value.id, ns)  # m.go of an argument whose class is known
-                cls = None if path is None else ns.fn.__s2sad_types__.get(path)
+                cls = None if path is None else types_of(ns).get(path)
                 found = None if cls is None else method_of(cls, n.func.attr)
                 obj, n.s2sad_receiver = (MISSING, False) if found is None else (found[0], True)
             obj = _instance_call(n, obj, ns)
@@ -94,11 +94,11 @@ def called_functions(tree, ns):
 def _instance_call(call, obj, ns):
     """For ``t(x)`` or ``self.lin(x)`` of a callable instance (typed, a global or a bound object's): its
     class's ``__call__``, the called expression its receiver; else ``obj``."""
-    from .star import method_of, typed_path
+    from .star import method_of, typed_path, types_of
 
     if obj is MISSING and isinstance(call.func, gast.Name):
         path = typed_path(call.func.id, ns)
-        cls = None if path is None else ns.fn.__s2sad_types__.get(path)
+        cls = None if path is None else types_of(ns).get(path)
     elif obj is not MISSING and not isinstance(obj, (type, types.FunctionType, types.MethodType)):
         cls = type(obj)
     else:

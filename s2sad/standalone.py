@@ -115,6 +115,21 @@ class _Provider:
             helper_constant = getattr(home, "__name__", "").startswith(runtime.__name__ + ".")
             (self.out.helpers if helper_constant else self.out.constants).append(f"{name} = {obj!r}")
             return
+        twin_of = vars(obj).get("__s2sad_twin_of__") if isinstance(obj, type) else None
+        if twin_of is not None:  # Dense_record: the dataclass twin s2sad builds for Dense (built.record_twin)
+            if self.standalone:
+                self.fail(
+                    f"--standalone cannot copy '{name}', the dataclass s2sad builds for objects of your class "
+                    f"{twin_of.__qualname__} made in the function; drop --standalone"
+                )
+            self.provide(twin_of.__name__, twin_of, home)
+            line = "from s2sad.built import record_twin"
+            if line not in self.out.imports:
+                self.out.imports.append(line)
+            self.out.constants.append(
+                f"{name} = record_twin({self.out.qualified.get(twin_of.__name__, twin_of.__name__)})"
+            )
+            return
         if getattr(obj, "__s2sad_lifted__", None) is not None:  # a local function s2sad lifted
             self.copy_lifted(name, obj)
             return

@@ -24,6 +24,7 @@ import types
 import gast
 import numpy as np
 
+from .built import assigns_attribute, is_prototype, prototype
 from .callables import FunctionLike
 from .errors import DifferentiationError
 from .ir import is_dict_view
@@ -176,6 +177,7 @@ def _receivers(fn) -> tuple[str, ...]:
 
     reached = {}  # a local name bound once to an item or attribute of a parameter (for layer in model.layers)
     counts = _stores(tree)
+    free = _FreeNames(fn)  # a global or closed-over name's object (net.loss(x) with net of the enclosing f)
     for n in gast.walk(tree):
         target, value = (n.target, n.iter) if isinstance(n, gast.For) else (None, None)
         if isinstance(n, gast.Assign) and len(n.targets) == 1:
@@ -209,6 +211,12 @@ def _receivers(fn) -> tuple[str, ...]:
         if not isinstance(call, gast.Call):
             continue
         path = dotted(call.func)
+        if _is_super_call(call.func):  # super().m(x): which m depends on the class of self
+            first = _first_param(fn) if _first_param(fn) in params else next(iter(bound), None)
+            if first in params and first not in stored:
+                out.add(first)
+                strict.add(first)
+            continue
         if path and path.split(".")[0] in constants:  # self.predict(w), self.layer.forward(x), self(x)
             first, *rest = path.split(".")
             if _reaches_typed_code(bound[first], rest):  # self.forward(x) looping over self.layers
@@ -233,13 +241,13 @@ def _receivers(fn) -> tuple[str, ...]:
         callee, args = _callee(call.func, cells, fn.__globals__, params, stored), list(call.args)
         if isinstance(callee, types.MethodType):  # m.loss(x, model) of a global object
             owner = path.split(".")[0] if path and isinstance(call.func, gast.Attribute) else None
-            if owner and (is_output(callee) or not _is_object(fn.__globals__, owner)):
+            if owner and (is_output(callee) or not _is_object(free, owner)):
                 owner = None  # (logger.debug(...) is output, never differentiated)
             callee, args = callee.__func__, [None, *args]
             if owner and is_user_function(callee) and _first_param(callee) in receivers(callee):
                 out.add(owner)  # m.loss(x) of a global m whose loss loops over self.layers: typed as helper(x, m)
                 strict.add(owner)
-        if isinstance(call.func, gast.Name) and call.func.id not in cells and _is_object(fn.__globals__, call.func.id):
+        if isinstance(call.func, gast.Name) and _is_object(free, call.func.id):
             method = inspect.getattr_static(type(callee), "__call__", None)  # A(x) of a global callable instance A
             if isinstance(method, types.FunctionType) and is_user_function(method):
                 if _first_param(method) in receivers(method):  # whose __call__ is self.forward(x): typed
@@ -261,14 +269,48 @@ def _receivers(fn) -> tuple[str, ...]:
                 out.add(root(a))
                 if p not in loose:
                     strict.add(root(a))
-            elif p in wanted and isinstance(a, gast.Name) and a.id not in stored and _is_object(fn.__globals__, a.id):
-                out.add(a.id)  # helper(x, M) of a global object M: read at each call, as a parameter is
+            elif p in wanted and isinstance(a, gast.Name) and a.id not in stored and _is_object(free, a.id):
+                out.add(a.id)  # helper(x, M) of a global (or closed-over) object M: read at each call
                 strict.add(a.id)
     _ARRAY_RECEIVERS[(fn.__code__, tuple(getattr(fn, "__s2sad_bound__", None) or ()))] = frozenset(out - strict)
     return tuple(p for p in params if p in out) + tuple(sorted(out - set(params)))
 
 
 _ARRAY_RECEIVERS: dict = {}
+
+
+def _is_super_call(func) -> bool:
+    """``super().m`` (no arguments to ``super``)."""
+    return (
+        isinstance(func, gast.Attribute)
+        and isinstance(func.value, gast.Call)
+        and isinstance(func.value.func, gast.Name)
+        and func.value.func.id == "super"
+        and not func.value.args
+        and not func.value.keywords
+    )
+
+
+class _FreeNames:
+    """The objects ``fn``'s free names hold now: its closure cells' contents, then its globals (a
+    mapping with ``get``, as :func:`_is_object` reads it)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def get(self, name, default=None):
+        return free_value(self.fn, name, default)
+
+
+def free_value(fn, name, default=None):
+    """The object the free name ``name`` of ``fn`` holds now: a closure cell's, else the global's."""
+    code = getattr(fn, "__code__", None)
+    if code is not None and name in code.co_freevars and fn.__closure__:
+        try:
+            return fn.__closure__[code.co_freevars.index(name)].cell_contents
+        except ValueError:  # an empty cell
+            return default
+    return fn.__globals__.get(name, default)
 
 
 def _first_param(fn):
@@ -346,12 +388,13 @@ def _callee(func, cells, globals_, params, stored):
             return None
     else:
         obj = globals_.get(first)
+    owner = obj
     for a in rest:
         obj = inspect.getattr_static(obj, a, None)
         if isinstance(obj, (staticmethod, classmethod)) or obj is None:
             return None
     if rest and isinstance(obj, types.FunctionType):  # m.loss: bound to the object m
-        owner = globals_.get(first) if len(rest) == 1 else None
+        owner = owner if len(rest) == 1 else None
         if owner is not None and not isinstance(owner, (type, types.ModuleType)):
             return types.MethodType(obj, owner)
     return obj
@@ -366,15 +409,19 @@ class Typing:
     dispatcher checks on later calls.  ``view`` gives a called function's parameters the paths of its
     arguments (``helper(x, model.layer)``); ``without`` forgets what ``f`` rebinds."""
 
-    def __init__(self, objects: dict, names=None, shared=None, stopped=frozenset(), roots=None):
+    def __init__(self, objects: dict, names=None, shared=None, stopped=frozenset(), roots=None, fixed=frozenset()):
         self.objects = objects  # parameter -> the object of the call that generation follows
         self.names = names if names is not None else {p: p for p in objects}  # parameter -> dispatcher path
         self.shared = shared if shared is not None else ({}, {})  # (guards, called)
         self.stopped = frozenset(stopped)  # attributes f assigns (model.layer = ...): not typed
         self.roots = roots if roots is not None else objects  # the dispatcher's objects (paths follow from them)
+        # roots known where the code is generated (an object f builds, a None or NumPy function written at a
+        # call): answers about them are not the dispatcher's to check
+        self.fixed = frozenset(fixed)
 
     def _key(self):
-        return (id(self.shared), tuple(sorted(self.names.items())), self.stopped)
+        given = tuple((k, id(self.roots[k])) for k in sorted(self.fixed))  # g(x, None) and g(x, np.sin) differ
+        return (id(self.shared), tuple(sorted(self.names.items())), self.stopped, given)
 
     def __eq__(self, other):
         return isinstance(other, Typing) and self._key() == other._key()
@@ -405,7 +452,8 @@ class Typing:
         obj = self.obj(path)
         if obj is _NONE:
             return default
-        self.shared[0][self._full(path)] = kind_of(obj)
+        if self._records(path):
+            self.shared[0][self._full(path)] = kind_of(obj)
         return type(obj)
 
     def length(self, path: str) -> int | None:
@@ -413,7 +461,8 @@ class Typing:
         found = self._found(path)
         if len(found) != 1 or not isinstance(found[0], (list, tuple)):
             return None
-        self.shared[0][self._full(path) + "#len"] = ("len", len(found[0]))
+        if self._records(path):
+            self.shared[0][self._full(path) + "#len"] = ("len", len(found[0]))
         return len(found[0])
 
     def differing(self, path: str):
@@ -433,8 +482,14 @@ class Typing:
         if len(found) != 1 or type(found[0]) is not dict:
             return None
         keys = tuple(found[0])
-        self.shared[0][self._full(path) + "#keys"] = ("keys", keys)
+        if self._records(path):
+            self.shared[0][self._full(path) + "#keys"] = ("keys", keys)
         return keys
+
+    def _records(self, path) -> bool:
+        """Whether an answer about ``path`` is checked by the dispatcher: not for an object f builds
+        (``layer = Dense(W)``: its class is the one written in f, checked as a global is)."""
+        return _steps(self._full(path))[0] not in self.fixed
 
     def _full(self, path):
         first = _steps(path)[0]
@@ -463,6 +518,12 @@ class Typing:
         # the first place named: the user's line (generated code differentiated again names its own)
         where = self.shared[1].setdefault((self._full(path), attr), where)
         for obj in self._found(path):
+            if is_prototype(obj) and (self.stopped & {attr, "*"} or assigns_attribute(type(obj), attr)):
+                raise DifferentiationError(
+                    f"{where}: '{path}' is an object of class {type(obj).__qualname__} built in the function, and "
+                    f"code of that class (or the function) may set its attribute '{attr}', which would hide the "
+                    "method of its class; s2sad differentiates the methods of the class: rename the attribute"
+                )
             if attr in (getattr(obj, "__dict__", None) or ()):
                 raise hidden_error(where, path, attr, type(obj))
 
@@ -471,12 +532,25 @@ class Typing:
         objects = {p: self.obj(path) for p, path in mapping.items()}
         names = {p: self._full(path) for p, path in mapping.items() if objects[p] is not _NONE}
         objects = {p: o for p, o in objects.items() if o is not _NONE}
-        return Typing(objects, names, self.shared, self.stopped, self.roots)
+        return Typing(objects, names, self.shared, self.stopped, self.roots, self.fixed)
+
+    def given(self, constants: dict) -> Typing:
+        """This typing with parameters given objects known where the code is generated (``g(x, None)``,
+        ``g(x, np.tanh)``, ``layer = Dense(W)``): ``{parameter: object}``."""
+        objects, names, roots = dict(self.objects), dict(self.names), dict(self.roots)
+        fixed = set(self.fixed)
+        for p, obj in constants.items():
+            key = f"_given_{p}"
+            while key in roots:
+                key += "_"
+            objects[p], names[p], roots[key] = obj, key, obj
+            fixed.add(key)
+        return Typing(objects, names, self.shared, self.stopped, roots, fixed)
 
     def without(self, names, attributes) -> Typing:
         objects = {p: o for p, o in self.objects.items() if p not in names}
         names = {p: self.names[p] for p in objects}
-        return Typing(objects, names, self.shared, self.stopped | set(attributes), self.roots)
+        return Typing(objects, names, self.shared, self.stopped | set(attributes), self.roots, self.fixed)
 
 
 _NONE = object()
@@ -592,6 +666,8 @@ def _instance_attribute(obj, attr):
     code (its getter runs: the object's class is what the derivative depends on); else ``_NONE``."""
     if isinstance(obj, types.MethodType) and attr in ("__self__", "__func__"):
         return getattr(obj, attr)
+    if is_prototype(obj):  # an object f builds: only its class is known
+        return _NONE
     own = getattr(obj, "__dict__", None)
     cls = type(obj)
     entry = next((c.__dict__[attr] for c in cls.__mro__ if attr in c.__dict__), _NONE)
@@ -640,9 +716,52 @@ def typed_object(fn, path: str):
     return None if obj is _NONE else obj
 
 
+def types_of(ns):
+    """The :class:`Typing` of the code ``ns`` resolves: the function's (its parameters' objects), with
+    the objects it builds of plain user classes (``layer = Dense(W)``, ``Child().act(x)``: ``ns.built``,
+    found by ``anf``), each standing as an empty instance of its class; None when there are none."""
+    base = getattr(ns.fn, "__s2sad_types__", None)
+    base = base if isinstance(base, Typing) else None
+    built = getattr(ns, "built", None) or {}
+    if not built:
+        return base
+    cached = getattr(ns, "built_typing", None)
+    if cached is not None and cached[0] is base:
+        return cached[1]
+    stopped = frozenset(getattr(ns, "built_stopped", ()))
+    base = base or Typing({})
+    base = Typing(base.objects, base.names, base.shared, base.stopped | stopped, base.roots, base.fixed)
+    typing = base.given({local: prototype(cls) for local, cls in built.items() if local not in base.objects})
+    ns.built_typing = (base, typing)
+    return typing
+
+
+_CONSTANTS = (int, float, complex, bool, str, bytes, type(None), np.ndarray, np.generic)
+
+
+def built_constant(name: str, attr: str, ns) -> bool:
+    """Whether ``name.attr`` reads a class attribute holding data (``scale = 2.0`` in the class body) of
+    an object f builds (``ns.built``): no code of the class or of f sets that attribute, so no instance
+    attribute hides it, and the value is a constant (a zero derivative)."""
+    types = types_of(ns)
+    path = typed_path(name, ns) if types is not None else None
+    obj = types.obj(path) if path is not None else _NONE
+    if obj is _NONE or not is_prototype(obj):
+        return False
+    cls = type(obj)
+    fields = getattr(cls, "__dataclass_fields__", {})
+    entry = next((vars(c)[attr] for c in cls.__mro__ if attr in vars(c)), _NONE)
+    return (
+        attr not in fields
+        and isinstance(entry, _CONSTANTS)
+        and not (types.stopped & {attr, "*"})
+        and not assigns_attribute(cls, attr)
+    )
+
+
 def typed_path(name: str, ns) -> str | None:
     """The path (``model``, ``model.layer``) of the object a name of the ANF code holds, if typed."""
-    types = getattr(ns.fn, "__s2sad_types__", None)
+    types = types_of(ns)
     if not isinstance(types, Typing):
         return None
     if name in types.objects:
@@ -653,19 +772,88 @@ def typed_path(name: str, ns) -> str | None:
 def typed_arguments(fn, args: list, keywords: dict, ns):
     """For a call ``fn(*args, **keywords)`` in code whose objects are typed: ``fn``'s :class:`Typing`
     (its parameters given a typed object), or None."""
-    types = getattr(ns.fn, "__s2sad_types__", None)
-    if not isinstance(types, Typing) or getattr(fn, "__s2sad_types__", None) is not None:
+    types = types_of(ns)
+    if getattr(fn, "__s2sad_types__", None) is not None:
         return None  # (a generated function keeps the classes of the function it differentiates)
     try:
         bound = inspect.signature(fn).bind(*args, **keywords).arguments
     except (TypeError, ValueError):
         return None
-    mapping = {}
+    mapping, constants = {}, {}
+    wanted = None
     for p, a in bound.items():
-        path = typed_path(a.id, ns) if isinstance(a, gast.Name) else None
+        path = typed_path(a.id, ns) if isinstance(a, gast.Name) and types is not None else None
         if path is not None and types.obj(path) is not _NONE:
             mapping[p] = path
-    return types.view(mapping) if mapping else None
+            continue
+        given = _given_callable(a, ns)
+        if given is not _NONE:
+            wanted = receivers(fn) if wanted is None else wanted
+            if p in wanted:  # g(x, None), g(x, np.tanh) for a parameter g calls: known here
+                constants[p] = given
+    for p, param in _parameters(fn).items():
+        if p not in bound and param.default is not param.empty:  # g(x) of g(x, act=None): its default
+            given = _given_object(param.default)
+            if given is not _NONE:
+                wanted = receivers(fn) if wanted is None else wanted
+                if p in wanted:
+                    constants[p] = given
+    if not mapping and not constants:
+        return None
+    types = types if types is not None else Typing({})
+    return types.view(mapping).given(constants)
+
+
+def _given_callable(atom, ns):
+    """What an argument written at a call is, when it is known where the code is generated and may be
+    called: a literal ``None`` (or a local bound once to it), or a NumPy/math function with a rule named
+    by a global or closure cell (``np.tanh``, checked as any global is); else ``_NONE``."""
+    from .resolve import MISSING
+
+    if isinstance(atom, gast.Constant) and atom.value is None:
+        return None
+    if not isinstance(atom, (gast.Name, gast.Attribute)):
+        return _NONE
+    if isinstance(atom, gast.Name) and atom.id in (getattr(ns, "nones", None) or ()):
+        return None  # act = None; g(x, act)
+    if isinstance(atom, gast.Name) and atom.id in getattr(ns, "locals", ()):
+        return _NONE
+    from .resolve import dotted
+
+    path = dotted(atom)
+    if path is None or path.split(".")[0] in getattr(ns, "locals", ()):
+        return _NONE
+    first, *rest = path.split(".")
+    obj = ns.lookup_name(first)  # (a peek: a global array passed on is not made a steering name)
+    for a in rest:
+        obj = getattr(obj, a, MISSING) if obj is not MISSING else obj
+    if obj is MISSING or _given_object(obj) is _NONE:
+        return _NONE
+    obj = ns.lookup(atom)  # (a global or closure cell: now checked on each call of the derivative)
+    return _NONE if obj is MISSING else _given_object(obj)
+
+
+def _given_object(obj):
+    """``obj`` when a typed call of it needs nothing more (None, a NumPy or math function with a
+    rule); else ``_NONE``."""
+    from .primitives import is_user_function
+    from .rules.registry import lookup
+
+    if obj is None:
+        return None
+    if is_user_function(obj) or not callable(obj) or isinstance(obj, type):
+        return _NONE
+    try:
+        return obj if lookup(obj) is not None else _NONE
+    except TypeError:
+        return _NONE
+
+
+def _parameters(fn) -> dict:
+    try:
+        return dict(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return {}
 
 
 def _class_entry(cls, attr):
@@ -930,7 +1118,7 @@ def dispatcher(fn, chain: list, build):
             given = sig.bind(*fargs, **kwargs).arguments  # TypeError as Python's call of fn would raise
             objects = {p: given[p] if p in given else sig.parameters[p].default for p in positional_typed}
         for name in typed_globals:
-            objects[name] = bound[name] if name in bound else fn.__globals__.get(name)
+            objects[name] = bound[name] if name in bound else free_value(fn, name)
         _refuse_object_wrt(fn, chain[0][1], params, objects)
         key = (len(fargs), tuple(kwargs), *map(type, objects.values()))
         for hit in made.get(key, ()):

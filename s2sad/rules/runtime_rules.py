@@ -7,6 +7,7 @@ import numpy as np  # noqa: F401
 from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
     add_seq,
+    appended_number,
     broadcast_like,
     hypot_moves,
     item_of,
@@ -255,6 +256,16 @@ def writable(z, t):
 @reverse_rule(runtime.writable, name="s2sad.runtime.writable")
 def writable(z, t):
     bt += bz
+
+
+@forward_rule(runtime.appended_number, name="s2sad.runtime.appended_number")
+def appended_number(z, v, what="the item"):
+    dz = dv
+
+
+@reverse_rule(runtime.appended_number, name="s2sad.runtime.appended_number")
+def appended_number(z, v, what="the item"):
+    bv += bz
 
 
 @forward_rule(runtime.own, name="s2sad.runtime.own")

@@ -25,6 +25,7 @@ from .trees import (
 )
 
 __all__ = [
+    "appended_number",
     "stored",
     "broadcast_like",
     "unbroadcast",
@@ -628,6 +629,17 @@ def writable(t):
     if isinstance(t, (dict, list)):  # a list's tangent is a list of its items' (hs[0] = v: dhs[0] = dv)
         return copy.copy(t)
     return np.copy(t)
+
+
+def appended_number(v, what="the item"):
+    """``v``, an item ``a[i]`` of an array appended to a list that f then writes into ``a``: a copy (a
+    number) when ``a`` has one axis; a row of ``a`` (a view, which the write changes) is refused."""
+    if isinstance(v, np.ndarray):
+        raise _refusal(
+            f"{what} appended to a list is a row of an array with {v.ndim + 1} axes, a view that the later "
+            "in-place write into that array changes; append a copy (np.copy(...)) or write into a copy"
+        )
+    return v
 
 
 def own(g):

@@ -7,6 +7,7 @@ import numpy as np
 from s2sad.runtime import (
     add_at,
     add_seq,
+    appended_number,
     astype_of,
     broadcast_like,
     expect_scalar,
@@ -196,6 +197,11 @@ def scatter_rows(v):
 @case("s2sad.runtime.writable", A(3))
 def writable_(t):
     return writable(t * t) * t
+
+
+@case("s2sad.runtime.appended_number", A(3))
+def appended_number_(v):
+    return np.stack([appended_number(v[0] * v[1]), appended_number(np.sin(v[2]), "`a[2]`")]) * v[:2]
 
 
 @case("s2sad.runtime.own", A(3))
