@@ -88,6 +88,10 @@ class Speller:
                         return f"{found[0]}.__kwdefaults__", f"{found[1]}.__kwdefaults__"
             return None
         if isinstance(obj, types.MappingProxyType):  # a class's __dict__
+            if any(vars(c) == obj for c in (object, type)) or obj.get("__module__") == "builtins":
+                raise Foreign("builtins")  # (object.__init__: Python's, not the user's to change)
+            if "__s2sad_twin_of__" in obj:
+                raise Foreign("s2sad")  # (a class's dataclass twin, made by the derivative: s2sad's own)
             for cls in self._classes():
                 if cls.__dict__ == obj:
                     found = self.spell(cls)
