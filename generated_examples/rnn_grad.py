@@ -39,8 +39,7 @@ def drnn_loss_dWx_dWh_db(Wx, Wh, b, xs, h0, bout=1.0):
         out = np.sum(t2)
         expect_scalar(out, 'rnn_loss')
     bt2 = unreduce(bout, t2)
-    bh = bt2 * h
-    bh += bt2 * h
+    bh = 2 * bt2 * h
     # for t in range(xs.shape[0]):  (rnn.py:8)
     bWh = zeros_like(Wh)
     bWx = zeros_like(Wx)
