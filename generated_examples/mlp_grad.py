@@ -22,8 +22,7 @@ def dloss_dW1_db1_dW2_db2(W1, b1, W2, b2, X, y, bout1=1.0):
     out1 = np.mean(u)
     expect_scalar(out1, 'loss')
     bu = unreduce(bout1, u) * (np.size(out1) / max(np.size(u), 1))
-    berr = bu * err
-    berr += bu * err
+    berr = 2 * bu * err
     # err = out - y  (mlp.py:13)
     bout = unbroadcast(berr, out)
     # out = h @ W2 + b2  (mlp.py:12)

@@ -4,16 +4,18 @@
 
 import numpy as np
 
-from s2sad.runtime import astype_of, expect_scalar, unbroadcast, unreduce
+from s2sad.runtime import astype_of, expect_scalar, real_arrays, unbroadcast, unreduce
 
 
 def df_dx_dy(x, y, bout=1.0):
+    check_output = not real_arrays(x, y)
     # return np.sum(x * y + np.sin(x))  (readme.py:7)
     t = x * y
     u = np.sin(x)
     v = t + u
-    out = np.sum(v)
-    expect_scalar(out, 'f')
+    if check_output:
+        out = np.sum(v)
+        expect_scalar(out, 'f')
     bv = unreduce(bout, v)
     bu = unbroadcast(bv, u)
     bx = bu * np.cos(x)

@@ -4,10 +4,11 @@
 
 import numpy as np
 
-from s2sad.runtime import astype_of, expect_scalar, tape, unbroadcast, unmatmul_x, unmatmul_y, unreduce, zeros_like
+from s2sad.runtime import astype_of, expect_scalar, real_arrays, tape, unbroadcast, unmatmul_x, unmatmul_y, unreduce, zeros_like
 
 
 def drnn_loss_dWx_dWh_db(Wx, Wh, b, xs, h0, bout=1.0):
+    check_output = not real_arrays(Wx, Wh, b, xs, h0)
     t1 = None
     u1 = None
     v1 = None
@@ -34,11 +35,11 @@ def drnn_loss_dWx_dWh_db(Wx, Wh, b, xs, h0, bout=1.0):
         h = np.tanh(w1)
     # return np.sum(h * h)  (rnn.py:10)
     t2 = h * h
-    out = np.sum(t2)
-    expect_scalar(out, 'rnn_loss')
+    if check_output:
+        out = np.sum(t2)
+        expect_scalar(out, 'rnn_loss')
     bt2 = unreduce(bout, t2)
-    bh = bt2 * h
-    bh += bt2 * h
+    bh = 2 * bt2 * h
     # for t in range(xs.shape[0]):  (rnn.py:8)
     bWh = zeros_like(Wh)
     bWx = zeros_like(Wx)

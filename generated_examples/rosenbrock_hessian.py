@@ -4,7 +4,7 @@
 
 import numpy as np
 
-from s2sad.runtime import add_at, astype_of, expect_scalar, jacobian_of_columns, scatter, tree_add, unbroadcast, unit_tangents, unreduce, zeros_like
+from s2sad.runtime import add_at, astype_of, expect_scalar, jacobian_of_columns, real_arrays, scatter, tree_add, unbroadcast, unit_tangents, unreduce, zeros_like
 
 
 def hessian_rosenbrock(x):
@@ -20,6 +20,7 @@ def hessian_rosenbrock(x):
 
 def jvp_drosenbrock_dx(x, dx, bout=1.0):
     dx = astype_of(dx, x)
+    check_output = not real_arrays(x)
     # a = x[1:] - x[:-1] ** 2  (rosenbrock.py:7)
     t = x[1:]
     dt = dx[1:]
@@ -38,14 +39,14 @@ def jvp_drosenbrock_dx(x, dx, bout=1.0):
     u1 = t1 * a
     v1 = b * b
     w1 = u1 + v1
-    out = np.sum(w1)
-    expect_scalar(out, 'rosenbrock')
+    if check_output:
+        out = np.sum(w1)
+        expect_scalar(out, 'rosenbrock')
     bw1 = unreduce(bout, w1)
     bv1 = unbroadcast(bw1, v1)
-    bb = bv1 * b
-    dbb = bv1 * db
-    bb1 = bb + bb
-    dbb1 = dbb + dbb
+    w = 2 * bv1
+    bb = w * b
+    dbb = w * db
     bt1 = bw1 * a
     dbt1 = bw1 * da
     ba = bw1 * t1
@@ -55,8 +56,8 @@ def jvp_drosenbrock_dx(x, dx, bout=1.0):
     ba1 = ba + t2
     dba1 = dba + dt2
     # b = 1.0 - x[:-1]  (rosenbrock.py:8)
-    bw = -bb1
-    dbw = -dbb1
+    bw = -bb
+    dbw = -dbb
     # a = x[1:] - x[:-1] ** 2  (rosenbrock.py:7)
     bt = unbroadcast(ba1, t)
     dbt = unbroadcast(dba1, t)

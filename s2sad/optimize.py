@@ -33,8 +33,67 @@ def optimize(
     if not folder.writes_into_arrays:
         _cse(fn.body, {}, {})
     fold_copies(fn, names)
+    _twice(fn.body)
     _dead_code(fn, effects)
     return fn
+
+
+# ---- an adjoint added twice --------------------------------------------------------------------
+
+
+def _twice(body):
+    """``bz = bz + e; bz = bz + e`` (the two operands of ``z * z``) as ``bz = bz + 2 * e``, and
+    ``bh = e; bh += e`` as ``bh = 2 * e``: one operation less, the same value (doubling is exact)."""
+    i = 0
+    while i + 1 < len(body):
+        merged = _merge_twice(body[i], body[i + 1])
+        if merged is None:
+            i += 1
+        else:
+            body[i : i + 2] = [gast.copy_location(merged, body[i])]
+    for s in body:
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            _twice(s.body)
+            _twice(s.orelse)
+
+
+def _added(stmt):
+    """``(x, e, kind)`` for ``x = x + e`` ("add"), ``x += e`` ("aug") and ``x = e`` ("set"), else None."""
+    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add) and isinstance(stmt.target, gast.Name):
+        return stmt.target.id, stmt.value, "aug"
+    if not isinstance(stmt, gast.Assign) or not isinstance(stmt.targets[0], gast.Name):
+        return None
+    x, v = stmt.targets[0].id, stmt.value
+    if isinstance(v, gast.BinOp) and isinstance(v.op, gast.Add) and isinstance(v.left, gast.Name) and v.left.id == x:
+        return x, v.right, "add"
+    return x, v, "set"
+
+
+def _doubled(e):
+    two = gast.Constant(value=2, kind=None)
+    if isinstance(e, gast.BinOp) and isinstance(e.op, gast.Mult):  # 2 * b * z, not 2 * (b * z)
+        return gast.BinOp(left=gast.BinOp(left=two, op=gast.Mult(), right=e.left), op=gast.Mult(), right=e.right)
+    return gast.BinOp(left=two, op=gast.Mult(), right=e)
+
+
+def _merge_twice(s, t):
+    a, b = _added(s), _added(t)
+    if a is None or b is None or a[0] != b[0] or b[2] == "set" or _structure(a[1]) != _structure(b[1]):
+        return None
+    x, e, kind = a
+    if not isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)) or not _cse_candidate(e) or x in reads(e):
+        return None
+    target = gast.Name(id=x, ctx=gast.Store(), annotation=None, type_comment=None)
+    if kind == "set":  # (a new value: e is an operation, not a name that ``+=`` would write into)
+        return gast.Assign(targets=[target], value=_doubled(e), type_comment=None)
+    if kind != b[2]:
+        return None
+    if kind == "aug":
+        return gast.AugAssign(target=target, op=gast.Add(), value=_doubled(e))
+    left = gast.Name(id=x, ctx=gast.Load(), annotation=None, type_comment=None)
+    return gast.Assign(
+        targets=[target], value=gast.BinOp(left=left, op=gast.Add(), right=_doubled(e)), type_comment=None
+    )
 
 
 # ---- common subexpressions ---------------------------------------------------------------------

@@ -29,6 +29,7 @@ from .param_writes import private_arguments
 from .parse import parse_function
 from .program import Program
 from .quiet import called_functions, output_calls, quiet_copy, redirect
+from .real_output import proved_real_output, without_output
 from .resolve import resolve
 from .shapes import infer_shapes
 from .unshare import unshare_returns
@@ -166,7 +167,12 @@ class _Session:
             as_tuple=as_tuple,
         )
         private_arguments_of(deriv, prep)
-        deriv = optimize(deriv, prep.names, primal_names(prep.tree), self.effects(deriv, prep, mode))
+        effects = self.effects(deriv, prep, mode)
+        deriv = optimize(deriv, prep.names, primal_names(prep.tree), effects)
+        if mode == "grad":  # f's output computed and checked only for arguments the proof does not cover
+            proved = proved_real_output(prep.program)
+            if proved is not None:
+                deriv = without_output(deriv, proved, prep.names, effects)
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
         return deriv, seed
 

@@ -40,16 +40,18 @@ def g(x, y):
 
 EXPECTED_NUMPY = """\
 import numpy as np
-from s2sad.runtime import astype_of, expect_scalar, unbroadcast, unreduce
+from s2sad.runtime import astype_of, expect_scalar, real_arrays, unbroadcast, unreduce
 
 
 def dg_dx_dy(x, y, bout=1.0):
+    check_output = not real_arrays(x, y)
     # return np.sum(x * y + np.sin(x))  (test_golden.py:38)
     t = x * y
     u = np.sin(x)
     v = t + u
-    out = np.sum(v)
-    expect_scalar(out, 'g')
+    if check_output:
+        out = np.sum(v)
+        expect_scalar(out, 'g')
     bv = unreduce(bout, v)
     bu = unbroadcast(bv, u)
     bx = bu * np.cos(x)

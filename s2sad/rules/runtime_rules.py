@@ -46,6 +46,8 @@ from .registry import forward_rule, nondifferentiable, reverse_rule
 # fmt: off
 nondifferentiable(runtime.zeros_like, name="s2sad.runtime.zeros_like")
 nondifferentiable(runtime.expect_scalar, name="s2sad.runtime.expect_scalar")
+nondifferentiable(runtime.real_numbers, name="s2sad.runtime.real_numbers")
+nondifferentiable(runtime.real_arrays, name="s2sad.runtime.real_arrays")
 
 
 @forward_rule(runtime.broadcast_like, name="s2sad.runtime.broadcast_like")

@@ -49,6 +49,8 @@ __all__ = [
     "tape",
     "astype_of",
     "expect_scalar",
+    "real_numbers",
+    "real_arrays",
     "add_at",
     "scatter",
     "unmatmul_x",
@@ -218,6 +220,24 @@ def expect_scalar(value, function):
             f"grad({function}) needs {function} to return a scalar, but it returned an array of shape "
             f"{np.shape(value)}; use s2sad.vjp with a seed of that shape, or s2sad.jacobian"
         )
+
+
+_REAL_NUMBERS = {float, int, bool, np.bool_}
+_REAL_NUMBERS |= {np.dtype(c).type for c in np.typecodes["AllInteger"] + np.typecodes["Float"]}
+
+
+def real_numbers(*values) -> bool:
+    """Whether every value is a real number (``float``, ``int``, ``bool``, a NumPy real scalar; not a
+    subclass): what grad's proof that f's output is a real number assumed of these arguments."""
+    return all(type(v) in _REAL_NUMBERS for v in values)
+
+
+def real_arrays(*values) -> bool:
+    """Whether every value is a real number or an ``np.ndarray`` (not a subclass) of a real dtype."""
+    for v in values:
+        if type(v) not in _REAL_NUMBERS and not (type(v) is np.ndarray and v.dtype.kind in "biuf"):
+            return False
+    return True
 
 
 def add_at(g, index, v):

@@ -17,6 +17,8 @@ from s2sad.runtime import (
     over_hypot,
     over_std,
     own,
+    real_arrays,
+    real_numbers,
     scatter,
     std_moves,
     unbroadcast,
@@ -177,6 +179,17 @@ def expect_scalar_(x):
     s = np.sum(x * x)
     expect_scalar(s, "expect_scalar_")
     return s
+
+
+@case("s2sad.runtime.real_numbers", A(3))
+def real_numbers_(x):
+    s = np.sum(x * x)
+    return s * 2.0 if real_numbers(s, 1.0) else s
+
+
+@case("s2sad.runtime.real_arrays", A(3))
+def real_arrays_(x):
+    return np.sum(x * x) if real_arrays(x) else np.sum(x)
 
 
 @case("s2sad.runtime.broadcast_like", A(3), SHAPE_34.T.copy())
