@@ -35,7 +35,7 @@ class Shapes:
         self.of: dict[str, frozenset | None] = {}
         self.scalar_symbols: set[str] = set()
         self.shape_tuples: set[str] = set()  # names holding an array's .shape
-        self.local: set[str] = set()  # the names f binds (its parameters and assigned names)
+        self.local: set[str] = set()  # the names f assigns (not its parameters)
         # r -> the shape of x, for r = np.max(x, axis=..., keepdims=True): r broadcasts into x, so
         # broadcasting r with x's symbols adds nothing (z = x - r has x's shape)
         self.fits: dict[str, frozenset] = {}
@@ -91,7 +91,7 @@ def infer_shapes(program, assume_scalar=()) -> Shapes:
             shapes.of[loop.target.id] = frozenset()  # loops run over range(...): integer indices
     defs: dict[str, list] = {}
     stmts = [s for s in walk_stmts(tree.body) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
-    shapes.local = tree_params(tree) | {s.targets[0].id for s in stmts}
+    shapes.local = {s.targets[0].id for s in stmts} - tree_params(tree)
     shapes.shape_tuples = {
         s.targets[0].id for s in stmts if _local_attribute(s.value, "shape", shapes) or program.op(s).fn is np.shape
     }
@@ -167,8 +167,10 @@ def _keeps_dims(op) -> bool:
 
 
 def _local_attribute(value, attrs, shapes) -> bool:
-    """``x.shape`` of a value f computes or is given (an array's, when it is an array); not ``P.shape``
-    or ``self.size`` read from a global or bound object, which may be any user attribute so named."""
+    """``x.shape`` of a value f computes (an array's, when it is an array); not that of a parameter (an
+    object argument's ``p.size`` may be any attribute so named) nor ``P.shape`` or ``self.size`` read
+    from a global or bound object.  (A parameter's ``x.size`` is then an unknown shape: ``x / x.size``
+    gets an ``unbroadcast`` it does not need, never a wrong one.)"""
     return (
         isinstance(value, gast.Attribute)
         and value.attr in attrs

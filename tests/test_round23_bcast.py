@@ -256,3 +256,30 @@ class NamedMethods:
 )
 def test_an_attribute_named_size_or_shape_of_a_read_object_is_not_taken_for_an_integer(f):
     assert check(f, [np.array([0.3, -0.2, 0.8])]) == []
+
+
+def param_size(p, w):
+    return np.sum(np.sin(p.size * w))  # p is a user object: its .size is an array, not an integer
+
+
+def param_shape_row(p, w):
+    s = p.shape
+    return np.sum(np.sin(s[1] * w[0]))
+
+
+@pytest.mark.parametrize("f", [param_size, param_shape_row], ids=lambda f: f.__name__)
+def test_an_attribute_named_size_or_shape_of_an_object_argument_is_not_taken_for_an_integer(f):
+    x = np.array([0.3, -0.2, 0.8])
+    got = s2sad.grad(f, wrt=1)(NAMED, x)
+    want = numeric_jacobian(lambda w: f(NAMED, w), [x], 0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def array_facts(x):
+    n = x.shape[0]
+    return np.sum(x**2) / n + np.sum(x / x.size) + np.sum(x * x.ndim)
+
+
+def test_an_arrays_shape_size_and_ndim_are_still_exact():
+    x = np.array([[0.3, -0.2, 0.8], [0.1, 0.5, -0.6]])
+    assert check(array_facts, [x]) == []
