@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import types
 from dataclasses import dataclass, field
 
 import gast
@@ -254,6 +255,12 @@ class Aliases:
             kind = self.kind[self.find(self.root[t])]
             if is_local(base) and kind in (NUMERIC, FRESH, PARAM) and _basic(value.slice, known_ints):
                 self.set_view(t, base, value.slice, arrays_only=kind != NUMERIC)
+        elif (
+            isinstance(value, gast.Subscript)
+            and isinstance(value.value, gast.Attribute)
+            and not any(isinstance(n, gast.Name) and is_local(n.id) for n in walk(value.value))
+        ):
+            self.root[t] = self._new(GLOBAL)  # ``GO.w[:]``, ``self.w[1:]`` of a bound method: not f's memory
         elif isinstance(value, (gast.Tuple, gast.List, gast.Dict, gast.Set, *_COMPREHENSIONS)):
             # a new list, tuple or dict holding objects named in it (its elements, a comprehension's rows)
             token = self._new(CONTAINER)
@@ -262,6 +269,10 @@ class Aliases:
                 for n in walk(value)
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in self.root
             }
+            if isinstance(value, (gast.Tuple, gast.List, gast.Set)) and any(
+                _outside(e, is_local) for e in value.elts
+            ):  # ``[G]``, ``(self.w, x)``: holds memory f does not own
+                self.contains[token].add(self._new(GLOBAL))
             self.root[t] = token
             if isinstance(value, (gast.List, gast.ListComp)):
                 self.index_arrays.add(t)
@@ -317,7 +328,10 @@ class Aliases:
             tokens += self._elements_deep(containers)
             if _user_call(value) and globals_:
                 tokens.append(self._new(FRESH))
-            self.root[t] = self._merge(tokens) if names else self._new(FRESH)
+            outside = _reads_outside_data(value, is_local, resolve)
+            if outside:  # ``G.reshape(2)``, ``np.asarray(self.w)``: a view of memory f does not own
+                tokens.append(self._new(GLOBAL))
+            self.root[t] = self._merge(tokens) if names or outside else self._new(FRESH)
             for c in containers:
                 self.contains.setdefault(c, set()).add(self.find(self.root[t]))
         elif isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)) or _numeric_call(value, resolve):
@@ -804,6 +818,32 @@ def _own_nodes(tree) -> list:
 
 def _returns_new_tuple(obj) -> bool:
     return is_user_function(obj) and isinstance(returns_new(obj), int)
+
+
+def _outside(atom, is_local) -> bool:
+    """An atom naming a value f reads but does not own: a global or closure name (``G``), an attribute
+    of one (``self.w`` of a bound method, ``GO.w``)."""
+    if isinstance(atom, gast.Name):
+        return not is_local(atom.id)
+    return isinstance(atom, gast.Attribute) and dotted(atom) is not None and not is_local(dotted(atom).split(".")[0])
+
+
+def _reads_outside_data(call, is_local, resolve) -> bool:
+    """A call of NumPy or a method (not user code, whose results ``returns_new`` judges) given an array
+    f does not own: as an argument (``np.asarray(G)``) or as the receiver (``G.reshape(2)``)."""
+    obj = resolve(call.func)
+    if is_user_function(getattr(obj, "__func__", obj)):
+        return False
+    args = list(call.args) + [k.value for k in call.keywords]
+    if any(_outside(a, is_local) for a in args if not isinstance(a, gast.Starred)):
+        return True
+    receiver = getattr(obj, "__self__", None)
+    return (
+        isinstance(call.func, gast.Attribute)
+        and _outside(call.func.value, is_local)
+        and receiver is not None
+        and not isinstance(receiver, types.ModuleType)
+    )
 
 
 def _user_call(call) -> bool:

@@ -26,16 +26,17 @@ import types
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from . import runtime
 from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
 from .built import record_twin
 from .checkpointing import checkpoint
 from .errors import DifferentiationError, Location
-from .ir import out_arguments, targets, walk, walk_stmts
+from .ir import _NUMPY_WRITERS, out_arguments, targets, walk, walk_stmts
 from .loop_sources import LoopSources, _copy, _len
 from .naming import Names, Role, all_names, assign, const, name
-from .param_writes import call_writes
+from .param_writes import _MUTATORS, call_writes
 from .primitives import is_user_function
 from .resolve import MISSING, Namespace, dotted
 from .star import SAFE_KEY, namedtuple_field
@@ -134,6 +135,14 @@ def construct_name(node) -> str:
 
 def is_atom(node) -> bool:
     return isinstance(node, (gast.Name, gast.Constant))
+
+
+def _writes_first_argument(obj) -> bool:
+    """A NumPy function that writes into its first argument (``np.copyto``, ``np.put``, ``np.add.at``)."""
+    name_ = getattr(obj, "__name__", "")
+    if name_ == "at" and isinstance(getattr(obj, "__self__", None), np.ufunc):
+        return True
+    return name_ in _NUMPY_WRITERS and (getattr(obj, "__module__", "") or "").startswith("numpy")
 
 
 def assigned_names(stmts) -> set[str]:
@@ -779,6 +788,8 @@ class _ANF(LoopSources):
                 func, is_method = bound, True
         if is_method:
             receiver = func.value if bound is not None else self.atom(func.value)
+            if func.attr in _MUTATORS and isinstance(receiver, gast.Attribute):
+                self.refuse_outside_write(receiver, node)  # self.h.append(v), GO.w.fill(0.0)
             args = [self.atom(a) for a in node.args]
             kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
             if func.attr in _METHODS and not self.user_method(receiver, func.attr):
@@ -821,7 +832,31 @@ class _ANF(LoopSources):
         args = [self.atom(a) for a in node.args]
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
         self.check_callee_writes(obj, node, args, kws)
-        return gast.Call(func=self.rename_loads(func), args=args, keywords=kws)
+        call = gast.Call(func=self.rename_loads(func), args=args, keywords=kws)
+        if (
+            isinstance(func, gast.Attribute)
+            and isinstance(func.value, gast.Attribute)
+            and func.attr in _MUTATORS
+            and not isinstance(getattr(obj, "__self__", None), types.ModuleType)
+        ):
+            self.refuse_outside_write(func.value, node)  # GO.h.append(v), self.w.fill(0.0) of a bound method
+        writes_first = _writes_first_argument(obj)  # np.copyto(GO.w, v), np.add.at(GO.w, i, v)
+        for a in (args[:1] if writes_first else []) + out_arguments(call, obj):
+            if isinstance(a, gast.Attribute):
+                self.refuse_outside_write(a, node)
+        return call
+
+    def refuse_outside_write(self, atom, node):
+        """Refuse a call that changes in place ``atom``, an attribute of an object f reads but does not
+        own (``self.w`` of a bound method, ``GO.h``): s2sad follows writes into names only, so a later
+        read of the attribute would not see the change."""
+        what = _source(atom)
+        raise self.error(
+            node,
+            f"`{_source(node)}` changes {what} in place, an attribute of an object: s2sad cannot follow writes "
+            f"into objects; copy it into a local name (np.copy, list), change that and use or return it, or pass "
+            f"{what} as an argument",
+        )
 
     def built_class(self, value):
         """The plain user class (:func:`built.plain_class`) a call ``Cls(...)`` of a free name makes an
@@ -910,6 +945,8 @@ class _ANF(LoopSources):
         for p, value in written.items():
             values = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else [value]
             for v in values:
+                if isinstance(v, gast.Attribute):
+                    self.refuse_outside_write(v, node)  # helper(self.w) writing into it
                 if not isinstance(v, gast.Name) or v.id in self.known_ints or v.id in self.aliases.numbers:
                     continue
                 others = [a for a in [*args, *(k.value for k in kws)] if a is not v and isinstance(a, gast.Name)]
@@ -1040,11 +1077,7 @@ class _ANF(LoopSources):
                 for t, tmp in zip(target.elts, temps):
                     self.assign_atom(t, name(tmp.id), stmt)
         elif isinstance(target, gast.Subscript):
-            base = target.value
-            if not isinstance(base, gast.Name):
-                base = self.atom(base)
-            else:
-                base = self.load(base)
+            base = self.written_base(target)
             index = self.index(target.slice)
             self.write(base.id, index, atom, stmt)
         elif isinstance(target, gast.Attribute):
@@ -1054,6 +1087,21 @@ class _ANF(LoopSources):
             )
         else:
             raise self.error(target, f"cannot assign to {type(target).__name__}")
+
+    def written_base(self, target: gast.Subscript) -> gast.Name:
+        """The name ``target``'s base (``a`` of ``a[i] = v``) holds; refused for an attribute of an object
+        f reads (``self.w[0] = v`` of a bound method, ``GO.w[i] += v``): s2sad follows writes into names."""
+        node = target.value
+        base = self.load(node) if isinstance(node, gast.Name) else self.atom(node)
+        if not isinstance(base, gast.Name):
+            what = _source(node)
+            raise self.error(
+                target,
+                f"in-place write into `{_source(target)}`, an attribute of an object ({what}): s2sad cannot follow "
+                f"writes into objects; copy it into a local name (v = np.copy({what})), write into that and use "
+                f"or return it, or pass {what} as an argument",
+            )
+        return base
 
     def write(self, base: str, index, value, stmt):
         """``base[index] = value``, then every live name sharing ``base``'s memory brought up to date.
@@ -1134,7 +1182,7 @@ class _ANF(LoopSources):
             self.augment(self.load(target), target.id, node.op, self.atom(node.value), node)
         elif isinstance(target, gast.Subscript):
             what = _source(target)
-            base = self.atom(target.value)
+            base = self.written_base(target)
             index = self.index(target.slice)
             fancy = any(  # a list index (unhashable: not a dict key; no list takes it): an array's
                 isinstance(n, gast.Name)

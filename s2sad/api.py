@@ -18,7 +18,7 @@ import numpy as np
 
 from . import codegen, live, star
 from .call_aliases import unaliased
-from .callables import base_name, method_checks, normalize
+from .callables import FunctionLike, base_name, method_checks, normalize
 from .compile import load
 from .errors import DifferentiationError
 from .param_writes import param_writes
@@ -187,7 +187,7 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     for holder, key, value in getattr(fn, "partial_keywords", ()):  # p.keywords['y'] = 5.0 later
         found.append(live.Check("global", holder, key, value, unwrap(fn)))
     result = live.guard(impl, found, unwrap(fn), kind)
-    written = _written_params(fn, param_names(fn)) | set(param_writes(unwrap(fn)))  # (out=, helpers, too)
+    written = _written_params(fn, param_names(fn)) | set(param_writes(_python_function(unwrap(fn))))  # (helpers)
     if written:
         result = unaliased(result, written, unwrap(fn), origins)
     if kind == "vjp":  # (after the check, which binds the seed by name)
@@ -205,6 +205,14 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     if getattr(impl, "__s2sad_types__", None):  # hessian(grad(m.loss)) differentiates the guard's call
         result.__s2sad_types__ = impl.__s2sad_types__
     return result
+
+
+def _python_function(fn):
+    """The Python function a bound method, partial or specialized function stands for (its source is
+    that function's): its parameters include the bound ones, which no call binds."""
+    while isinstance(fn, FunctionLike):
+        fn = fn.function
+    return fn
 
 
 def _written_params(fn, params) -> set:

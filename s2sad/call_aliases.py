@@ -146,6 +146,9 @@ class _Walk:
                 pass
         for d in (fn.__defaults__ or ()) + tuple((fn.__kwdefaults__ or {}).values()):
             self.value(d, "default", ("a default argument", None, by))
+        # a bound method's self, a classmethod's class, a callable instance, a partial's arguments
+        for n, v in (getattr(fn, "__s2sad_bound__", None) or {}).items():
+            self.value(v, n, ("the bound argument", n, by))
 
 
 def _label(reached) -> str:

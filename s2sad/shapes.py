@@ -7,23 +7,35 @@ function is a scalar; a ``keepdims=True`` reduction of ``x`` is a symbol of its 
 broadcast into ``x``'s shape, so ``x - np.max(x, axis=1, keepdims=True)`` has ``x``'s shape.
 Arguments of ``math`` functions are scalars, and so is everything that was broadcast into a scalar,
 so plain float code is proved scalar and needs no ``unbroadcast``.
+
+A value f reads but does not compute (a global ``A``, ``A.T``, ``self.X`` of a bound method, a module's
+``cfg.scale``) has an unknown shape, whatever it held when the code was generated (it may be rebound):
+only a number constant of NumPy, ``math`` or ``cmath`` (``np.pi``, ``math.e``) is a scalar.
 """
 
 from __future__ import annotations
+
+import cmath
+import math
 
 import gast
 import numpy as np
 
 from .ir import walk_stmts
 from .primitives import BUILD, COPY, GETITEM, NONDIFF, RULE
+from .resolve import MISSING, dotted
 from .rules.registry import ELEMENTWISE, REDUCTION, SCALAR
+
+_CONSTANT_MODULES = (math, cmath, np)
 
 
 class Shapes:
-    def __init__(self):
+    def __init__(self, ns=None):
+        self.ns = ns  # the function's namespace: what a module constant such as ``np.pi`` is
         self.of: dict[str, frozenset | None] = {}
         self.scalar_symbols: set[str] = set()
         self.shape_tuples: set[str] = set()  # names holding an array's .shape
+        self.local: set[str] = set()  # the names f assigns (not its parameters)
         # r -> the shape of x, for r = np.max(x, axis=..., keepdims=True): r broadcasts into x, so
         # broadcasting r with x's symbols adds nothing (z = x - r has x's shape)
         self.fits: dict[str, frozenset] = {}
@@ -34,7 +46,21 @@ class Shapes:
         if isinstance(atom, gast.Name):
             s = self.of.get(atom.id)
             return None if s is None else self._fold(frozenset(s - self.scalar_symbols))
-        return None
+        if isinstance(atom, gast.Attribute) and self._module_number(atom):
+            return frozenset()
+        return None  # A.T, self.X, cfg.scale: a value read, not computed, of any shape
+
+    def _module_number(self, atom) -> bool:
+        """``np.pi``, ``math.e``: a number constant of NumPy, ``math`` or ``cmath`` (never rebound)."""
+        path = dotted(atom)
+        if self.ns is None or path is None or path.count(".") != 1:
+            return False
+        root, attr = path.split(".")
+        module = self.ns.lookup_name(root)
+        if not any(module is m for m in _CONSTANT_MODULES):
+            return False
+        value = getattr(module, attr, MISSING)
+        return type(value) in (int, float, complex)
 
     def _fold(self, s: frozenset) -> frozenset:
         if not self.fits or not any(r in self.fits for r in s):
@@ -57,7 +83,7 @@ class Shapes:
 def infer_shapes(program, assume_scalar=()) -> Shapes:
     """``assume_scalar``: names known to be scalars at run time (grad's output, which it checks)."""
     tree = program.tree
-    shapes = Shapes()
+    shapes = Shapes(program.ns)
     for a in tree.args.args + tree.args.kwonlyargs:
         shapes.of[a.id] = frozenset([a.id])
     for loop in walk_stmts(tree.body):
@@ -65,10 +91,9 @@ def infer_shapes(program, assume_scalar=()) -> Shapes:
             shapes.of[loop.target.id] = frozenset()  # loops run over range(...): integer indices
     defs: dict[str, list] = {}
     stmts = [s for s in walk_stmts(tree.body) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    shapes.local = {s.targets[0].id for s in stmts} - tree_params(tree)
     shapes.shape_tuples = {
-        s.targets[0].id
-        for s in stmts
-        if isinstance(s.value, gast.Attribute) and s.value.attr == "shape" or _calls(s.value, np.shape)
+        s.targets[0].id for s in stmts if _local_attribute(s.value, "shape", shapes) or program.op(s).fn is np.shape
     }
     bound = {}
     for s in stmts:
@@ -141,8 +166,17 @@ def _keeps_dims(op) -> bool:
     return isinstance(keep, gast.Constant) and keep.value is True
 
 
-def _calls(value, fn) -> bool:
-    return isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == fn.__name__
+def _local_attribute(value, attrs, shapes) -> bool:
+    """``x.shape`` of a value f computes (an array's, when it is an array); not that of a parameter (an
+    object argument's ``p.size`` may be any attribute so named) nor ``P.shape`` or ``self.size`` read
+    from a global or bound object.  (A parameter's ``x.size`` is then an unknown shape: ``x / x.size``
+    gets an ``unbroadcast`` it does not need, never a wrong one.)"""
+    return (
+        isinstance(value, gast.Attribute)
+        and value.attr in attrs
+        and isinstance(value.value, gast.Name)
+        and value.value.id in shapes.local
+    )
 
 
 def tree_params(tree):
@@ -151,7 +185,7 @@ def tree_params(tree):
 
 def _value_shape(op, shapes: Shapes):
     value = getattr(op.stmt, "value", None)
-    if isinstance(value, gast.Attribute) and value.attr in ("ndim", "size"):
+    if _local_attribute(value, ("ndim", "size"), shapes):
         return frozenset()  # integers
     if isinstance(value, gast.Call) and op.fn in (len, np.ndim, np.size):
         return frozenset()

@@ -24,12 +24,13 @@ def as_nodes(mapping: dict) -> dict:
 
 
 def operands(mapping: dict) -> list:
-    """The bound arguments that are values of the computation (names and numbers), not options such as
-    ``axis=None`` or ``UPLO="L"``: their shapes make an elementwise result's shape."""
+    """The bound arguments that are values of the computation (names, numbers and the values f reads
+    from attributes: ``A.T``, ``self.X``), not options such as ``axis=None`` or ``UPLO="L"``: their
+    shapes make an elementwise result's shape."""
     return [
         a
         for a in mapping.values()
-        if isinstance(a, gast.Name)
+        if isinstance(a, (gast.Name, gast.Attribute))
         or isinstance(a, gast.Constant)
         and isinstance(a.value, (int, float, complex))
         and not isinstance(a.value, bool)
