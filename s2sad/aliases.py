@@ -287,6 +287,8 @@ class Aliases:
             and not may_share_call(value, resolve)
         ):  # a new array
             self.root[t] = self._new(NUMERIC)
+            if _numpy_array_call(value, resolve):
+                self.arrays.add(t)  # a new array of numbers (as np.copy: NumPy arrays of objects are not followed)
             if isinstance(value.args[0], gast.Name) and value.args[0].id in self.index_arrays:
                 self.index_arrays.add(t)  # np.array([True, False]): still an index array
         elif _pop(value) and self.kind_of(value.func.value.id) == CONTAINER:
