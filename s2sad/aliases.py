@@ -763,21 +763,21 @@ def sharing_groups(stmts, resolve=lambda f: None, arrays=frozenset()) -> list[se
             ):
                 groups += _loop_groups(n, resolve)
             elif isinstance(n, (gast.Assign, gast.AnnAssign, gast.NamedExpr)):
-                value = n.value
-                if value is None or _fresh_value(value, resolve):
-                    continue
-                group = set()
-                if isinstance(n, gast.Assign) and all(_written_array(t, arrays) for t in n.targets):
-                    continue
-                for t in n.targets if isinstance(n, gast.Assign) else [n.target]:
-                    while isinstance(t, gast.Subscript):  # a[i] = v: a holds v's values (or object)
-                        t = t.value
-                    group |= _names(t)
-                while isinstance(value, gast.Subscript):  # the index is read, not shared
-                    value = value.value
-                if _pop(value):  # an element of the list: held by it, not sharing its memory
-                    continue
-                groups.append(group | _held_names(value, resolve))
+                for targets, value in _pairs(n):
+                    if value is None or _fresh_value(value, resolve):
+                        continue
+                    if all(_written_array(t, arrays) for t in targets):
+                        continue
+                    group = set()
+                    for t in targets:
+                        while isinstance(t, gast.Subscript):  # a[i] = v: a holds v's values (or object)
+                            t = t.value
+                        group |= _names(t)
+                    while isinstance(value, gast.Subscript):  # the index is read, not shared
+                        value = value.value
+                    if _pop(value):  # an element of the list: held by it, not sharing its memory
+                        continue
+                    groups.append(group | _held_names(value, resolve))
     merged: list[set[str]] = []
     for g in groups:
         meets = [m for m in merged if m & g]
@@ -786,6 +786,22 @@ def sharing_groups(stmts, resolve=lambda f: None, arrays=frozenset()) -> list[se
             g = g | m
         merged.append(g)
     return merged
+
+
+def _pairs(stmt) -> list:
+    """([targets], value) of an assignment: element by element for ``a, b = c, d`` (``y[0], y[1] = y[1], y[0]
+    * k``: y shares nothing with k), else each target with the whole value."""
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+    value = stmt.value
+    if (
+        len(targets) == 1
+        and isinstance(targets[0], (gast.Tuple, gast.List))
+        and isinstance(value, (gast.Tuple, gast.List))
+        and len(targets[0].elts) == len(value.elts)
+        and not any(isinstance(e, gast.Starred) for e in [*targets[0].elts, *value.elts])
+    ):
+        return [([t], v) for t, v in zip(targets[0].elts, value.elts)]
+    return [(targets, value)]
 
 
 def _written_array(target, arrays) -> bool:

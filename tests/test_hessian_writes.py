@@ -77,6 +77,21 @@ def scaled_swaps(x):
     return np.sum(A**3)
 
 
+def swap_in_loop(q0, k):
+    y = np.array([q0, 0.5])
+    for _ in range(4):
+        y[0], y[1] = y[1], y[0] * k
+    return y[0] ** 2 + y[1] * y[0]
+
+
+def row_swap_pitfall(x):
+    # A[k + 1] on the right is a view: after A[k] = it, both rows hold the old row k + 1 (NumPy's semantics)
+    A = np.outer(x, x) + np.eye(3)
+    for k in range(2):
+        A[k], A[k + 1] = A[k + 1], A[k] * x[k]
+    return np.sum(A**2 * np.arange(9.0).reshape(3, 3))
+
+
 def rows_2d(x):
     Y = np.outer(x, x)
     for i in range(1, 3):
@@ -127,6 +142,8 @@ EXACT = [
     (row_swaps, (M,)),
     (row_swaps_outer, (V3,)),
     (scaled_swaps, (V3,)),
+    (swap_in_loop, (0.3, 0.8)),
+    (row_swap_pitfall, (V3,)),
     (rows_2d, (V3,)),
     (list_comprehension, (V4,)),
     (list_appended, (V4,)),
