@@ -1142,17 +1142,23 @@ class _ANF(LoopSources):
         """The names (current versions) that ``stmts`` may bind: their memories are joined after."""
         return [self.env[u] for u in sorted(assigned_names(stmts)) if u in self.env]
 
-    def sharing_versions(self, loop) -> list[list[str]]:
-        """Current versions of the names a loop body may make share memory across iterations, by group."""
+    def sharing_versions(self, loop, elements=None) -> list[list[str]]:
+        """Current versions of the names a loop body may make share memory across iterations, by group
+        (and in ``elements``, the (base, name) pairs of items read from or written into a base)."""
         rebound = assigned_names(loop.body)
         arrays = {u for u, v in self.env.items() if v in self.aliases.arrays and u not in rebound}
-        groups = sharing_groups(loop.body, self.callee, arrays)
+        found = [] if elements is not None else None
+        groups = sharing_groups(loop.body, self.callee, arrays, found)
+        if found:
+            elements += [(self.env[b], self.env[n]) for b, n in found if b in self.env and n in self.env]
         return [[self.env[u] for u in sorted(g) if u in self.env] for g in groups]
 
     def loop_top(self, loop, changing):
         """At the top of a loop body: what any earlier iteration may have left (aliases.loop_top), and
         the lists it appended to holding what it appended."""
-        self.aliases.loop_top(self.sharing_versions(loop), changing)
+        elements = []
+        self.aliases.loop_top(self.sharing_versions(loop, elements), changing)
+        self.aliases.loop_elements(elements)
         self.aliases.held(
             [(self.env[a], self.env[b]) for a, b in appends(loop.body, self.callee) if a in self.env and b in self.env]
         )

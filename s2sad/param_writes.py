@@ -120,7 +120,7 @@ def param_writes(fn, _active=None) -> dict:
                 if _fresh_value(value, resolve) or _reads_data_attr(value):
                     continue
                 ps = params_of(value)
-                if isinstance(target, gast.Name) and isinstance(value, _DISPLAYS):
+                if isinstance(target, gast.Name) and (isinstance(value, _DISPLAYS) or _new_list(value, resolve)):
                     changed |= add(held, target.id, ps)  # a new list, tuple, set or dict holding them
                 elif isinstance(target, gast.Name) and isinstance(value, gast.Name):
                     changed |= add(same, target.id, same.get(value.id, set()))
@@ -182,6 +182,11 @@ def param_writes(fn, _active=None) -> dict:
     if _active is None:
         _CACHE[key] = out
     return out
+
+
+def _new_list(value, resolve) -> bool:
+    """``list(v)``, ``tuple(v)``: a new list holding v's items (or elements)."""
+    return isinstance(value, gast.Call) and len(value.args) == 1 and resolve(value.func) in (list, tuple)
 
 
 def _reads_data_attr(value) -> bool:

@@ -383,12 +383,24 @@ def _rows_filled(p):
     [r.fill(0) for r in p]
 
 
+def _listed_then_set(p):
+    rows = list(p)
+    rows[0] = 1.0
+    rows.append(2.0)
+
+
+def _listed_row_written(p):
+    rows = list(p)
+    rows[0][1] = 5.0
+
+
 def test_a_list_holding_a_parameter_changes_the_list_not_the_parameter():
     from s2sad.param_writes import param_writes
 
     # writing a list (or an array of numbers) that holds p changes the container only
     assert param_writes(_holds_then_appends) == {}
     assert param_writes(_writes_into_numbers_array) == {}
+    assert param_writes(_listed_then_set) == {}
     # writing into an element it holds changes p (lst.append(p) and comprehensions were not followed)
-    for fn in (_appended_then_written, _iterated_then_written, _popped_then_written, _rows_filled):
+    for fn in (_appended_then_written, _iterated_then_written, _popped_then_written, _rows_filled, _listed_row_written):
         assert set(param_writes(fn)) == {"p"}, fn.__name__
