@@ -226,6 +226,8 @@ class Aliases:
             if is_local(value.id):
                 self.root[t] = self.root.get(value.id, self._new(FRESH))
                 self.rel[t] = Relation("copy", value.id, stamp=self._stamp([value.id]))
+                if value.id in self.arrays:
+                    self.arrays.add(t)  # the same array of numbers
             else:
                 self.root[t] = self._new(GLOBAL)
         elif self._list_copy(value, is_local, resolve):
@@ -864,6 +866,35 @@ def _pairs(stmt) -> list:
     ):
         return [([t], v) for t, v in zip(targets[0].elts, value.elts)]
     return [(targets, value)]
+
+
+def kept_arrays(stmts, arrays, rebound) -> set[str]:
+    """The names among ``arrays`` (NumPy arrays of numbers) that stay such arrays through a loop body
+    ``stmts``: those it does not bind again (``rebound``), or binds only to another of them (``y = z``,
+    as a write's update writes it)."""
+    nodes = [n for s in stmts for n in walk(s)]
+    copies: dict[str, set[str]] = {}
+    simple = set()
+    for n in nodes:
+        if (
+            isinstance(n, gast.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], gast.Name)
+            and isinstance(n.value, gast.Name)
+        ):
+            copies.setdefault(n.targets[0].id, set()).add(n.value.id)
+            simple.add(id(n.targets[0]))
+    # names bound otherwise too: a loop or tuple target, an augmented assignment, any other value
+    other = {n.id for n in nodes if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and id(n) not in simple}
+    keep = set(arrays)
+    changed = True
+    while changed:
+        changed = False
+        for u in sorted(keep & set(rebound)):
+            if u in other or not copies.get(u, set()) <= keep:
+                keep.discard(u)
+                changed = True
+    return keep
 
 
 def _written_array(target, arrays) -> bool:

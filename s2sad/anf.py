@@ -28,7 +28,17 @@ from dataclasses import dataclass
 import gast
 
 from . import runtime
-from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
+from .aliases import (
+    CONTAINER,
+    FRESH,
+    Aliases,
+    appends,
+    kept_arrays,
+    liveness,
+    makes_view,
+    sharing_groups,
+    value_liveness,
+)
 from .checkpointing import checkpoint
 from .errors import DifferentiationError, Location
 from .ir import out_arguments, targets, walk, walk_stmts
@@ -323,10 +333,11 @@ class _ANF(LoopSources):
         steps = self.aliases.plan(base, self.value_read_later)
         if isinstance(steps, tuple):
             other = steps[1]
+            written = self.described_for_user(base, node, "an array of the derivative code")
             raise self.error(
                 node,
-                f"in-place write into '{self.describe(base)}', which may share memory with "
-                f"'{self.describe(other)}' (used later): s2sad cannot tell which values change; "
+                f"in-place write into {written}, which may share memory with "
+                f"{self.described_for_user(other, node)} (used later): s2sad cannot tell which values change; "
                 "copy first (np.copy) or write into the array itself",
             )
         self.writable.add(base)
@@ -440,6 +451,15 @@ class _ANF(LoopSources):
             except Exception:  # noqa: BLE001 -- a message must not fail; fall back to the name
                 return version
         return version
+
+    def described_for_user(self, version: str, node, generic="a value the derivative keeps for its adjoint sweep"):
+        """``'name'`` as :meth:`describe` gives it; in a derivative differentiated again, a name the user's
+        statement does not mention is generated code's own: described, not named."""
+        what = self.describe(version)
+        code = self.loc.user_code(node)
+        if code is None or what in {n.id for n in walk(_parsed(code)) if isinstance(n, gast.Name)}:
+            return f"'{what}'"
+        return generic
 
     def load(self, node: gast.Name):
         if node.id in self.ns.locals:
@@ -1146,7 +1166,7 @@ class _ANF(LoopSources):
         """Current versions of the names a loop body may make share memory across iterations, by group
         (and in ``elements``, the (base, name) pairs of items read from or written into a base)."""
         rebound = assigned_names(loop.body)
-        arrays = {u for u, v in self.env.items() if v in self.aliases.arrays and u not in rebound}
+        arrays = kept_arrays(loop.body, {u for u, v in self.env.items() if v in self.aliases.arrays}, rebound)
         found = [] if elements is not None else None
         groups = sharing_groups(loop.body, self.callee, arrays, found)
         if found:
@@ -1564,3 +1584,15 @@ def _restored(out) -> set:
         ):
             found.add(id(t))
     return found
+
+
+def _parsed(code: str):
+    """The user's statement of a source-map comment, parsed (an empty module when it does not parse:
+    ``for i in range(n):`` alone, or cut short with ``...``)."""
+    try:
+        return gast.parse(code.split(" ...")[0])
+    except SyntaxError:
+        try:
+            return gast.parse(code.rstrip(":") + ": pass")
+        except SyntaxError:
+            return gast.Module(body=[], type_ignores=[])
