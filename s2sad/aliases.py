@@ -229,6 +229,8 @@ class Aliases:
             if is_local(value.id):
                 self.root[t] = self.root.get(value.id, self._new(FRESH))
                 self.rel[t] = Relation("copy", value.id, stamp=self._stamp([value.id]))
+                if value.id in self.arrays:
+                    self.arrays.add(t)  # the same array of numbers
             else:
                 self.root[t] = self._new(GLOBAL)
         elif self._list_copy(value, is_local, resolve):
@@ -237,6 +239,14 @@ class Aliases:
             held = value.value if isinstance(value, gast.Subscript) else value.args[0]
             self.contains[token] = set(self.contains.get(self.memory(held.id), set()))
             self.root[t] = token
+        elif self._listed(value, is_local, resolve):
+            # ``list(a)``, ``tuple(a)`` of a local array (or unknown value): a new list holding its items,
+            # which may be views of it (its rows), as ``[r for r in a]``
+            token = self._new(CONTAINER)
+            self.contains[token] = {self.memory(value.args[0].id)}
+            self.root[t] = token
+            if resolve(value.func) is list:
+                self.index_arrays.add(t)
         elif isinstance(value, gast.Subscript) and self.kind_of(_base(value)) == CONTAINER:
             self.root[t] = self._element(self.memory(_base(value)))  # one of the elements, itself
         elif (
@@ -308,6 +318,8 @@ class Aliases:
             and not may_share_call(value, resolve)
         ):  # a new array
             self.root[t] = self._new(NUMERIC)
+            if _numpy_array_call(value, resolve):
+                self.arrays.add(t)  # a new array of numbers (as np.copy: NumPy arrays of objects are not followed)
             if isinstance(value.args[0], gast.Name) and value.args[0].id in self.index_arrays:
                 self.index_arrays.add(t)  # np.array([True, False]): still an index array
         elif _pop(value) and self.kind_of(value.func.value.id) == CONTAINER:
@@ -359,6 +371,19 @@ class Aliases:
             and is_local(held.id)
             and held.id in self.root
             and self.kind_of(held.id) == CONTAINER
+        )
+
+    def _listed(self, value, is_local, resolve) -> bool:
+        """``list(a)`` or ``tuple(a)`` of a local name that is not a list or tuple s2sad knows."""
+        return (
+            isinstance(value, gast.Call)
+            and len(value.args) == 1
+            and not value.keywords
+            and isinstance(value.args[0], gast.Name)
+            and is_local(value.args[0].id)
+            and self.memory(value.args[0].id) is not None
+            and self.kind_of(value.args[0].id) != CONTAINER
+            and resolve(value.func) in (list, tuple)
         )
 
     def _index_array(self, n, base_kind) -> bool:
@@ -563,6 +588,23 @@ class Aliases:
         for n in rebound:
             self.rel.pop(n, None)
             self.count[n] = self.count.get(n, 0) + 1
+
+    def loop_elements(self, pairs):
+        """At the top of a loop body: for each (base, name) of ``sharing_groups``' ``elements``, ``name``
+        may hold what an earlier iteration read from or put into ``base``: an element of a list or
+        tuple (its elements' memories and the name's become one, the list's own stays apart), or memory
+        shared with an array (or an object of unknown type)."""
+        for base, n in pairs:
+            if base not in self.root or n not in self.root:
+                continue
+            m = self.memory(base)
+            if self.kind[m] == CONTAINER and self.find(self.root[n]) != m:
+                token = self._merge([*self.contains.get(m, ()), self.root[n]])
+                self.contains[m] = {token}
+            else:
+                token = self._merge([self.root[base], self.root[n]])
+                self.root[base] = token
+            self.root[n] = token
 
     def held(self, pairs):
         """At the top of a loop body: each list of ``pairs`` (list, item) may hold the item's object
@@ -850,11 +892,13 @@ def _user_call(call) -> bool:
     return not (isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name))
 
 
-def sharing_groups(stmts, resolve=lambda f: None, arrays=frozenset()) -> list[set[str]]:
+def sharing_groups(stmts, resolve=lambda f: None, arrays=frozenset(), elements=None) -> list[set[str]]:
     """Groups of user names that the assignments among ``stmts`` may make share memory: each
     assignment's targets with the names whose objects its value may be (``b = a``, ``v = a[1:]``,
     ``r = helper(a)``, ``lst[i] = row``, ``for row in a``); groups that meet are joined.  A write into
-    one of ``arrays`` (NumPy arrays of numbers, ``a[i] = v``) copies ``v``'s values: it shares nothing."""
+    one of ``arrays`` (NumPy arrays of numbers, ``a[i] = v``) copies ``v``'s values: it shares nothing.
+    ``elements``: a list that receives (base, name) for ``w = base[i]`` and ``base[i] = w`` instead of a
+    group: ``w`` may be an element of ``base`` (a list's, held by it) or a view of it (an array's)."""
     groups: list[set[str]] = []
     for s in stmts:
         for n in walk(s):
@@ -863,21 +907,28 @@ def sharing_groups(stmts, resolve=lambda f: None, arrays=frozenset()) -> list[se
             ):
                 groups += _loop_groups(n, resolve)
             elif isinstance(n, (gast.Assign, gast.AnnAssign, gast.NamedExpr)):
-                value = n.value
-                if value is None or _fresh_value(value, resolve):
-                    continue
-                group = set()
-                if isinstance(n, gast.Assign) and all(_written_array(t, arrays) for t in n.targets):
-                    continue
-                for t in n.targets if isinstance(n, gast.Assign) else [n.target]:
-                    while isinstance(t, gast.Subscript):  # a[i] = v: a holds v's values (or object)
-                        t = t.value
-                    group |= _names(t)
-                while isinstance(value, gast.Subscript):  # the index is read, not shared
-                    value = value.value
-                if _pop(value):  # an element of the list: held by it, not sharing its memory
-                    continue
-                groups.append(group | _held_names(value, resolve))
+                for targets, value in _pairs(n):
+                    if value is None or _fresh_value(value, resolve):
+                        continue
+                    if all(_written_array(t, arrays) for t in targets):
+                        continue
+                    item = _subscript_of_name(value)
+                    while isinstance(value, gast.Subscript):  # the index is read, not shared
+                        value = value.value
+                    if _pop(value):  # an element of the list: held by it, not sharing its memory
+                        continue
+                    held, group = _held_names(value, resolve), set()
+                    for t in targets:
+                        if elements is not None and _subscript_of_name(t):  # a[i] = v: a holds v (or its values)
+                            elements += [(_base_name(t), v) for v in sorted(held)]
+                            continue
+                        while isinstance(t, gast.Subscript):
+                            t = t.value
+                        group |= _names(t)
+                    if elements is not None and item:  # w = a[i]: an element of a (or a view of it)
+                        elements += [(value.id, t) for t in sorted(group)]
+                    elif group:
+                        groups.append(group | held)
     merged: list[set[str]] = []
     for g in groups:
         meets = [m for m in merged if m & g]
@@ -886,6 +937,66 @@ def sharing_groups(stmts, resolve=lambda f: None, arrays=frozenset()) -> list[se
             g = g | m
         merged.append(g)
     return merged
+
+
+def _subscript_of_name(node) -> bool:
+    """``a[i]``, ``a[i][j]``, ...: items of the local or global named ``a``."""
+    if not isinstance(node, gast.Subscript):
+        return False
+    while isinstance(node, gast.Subscript):
+        node = node.value
+    return isinstance(node, gast.Name)
+
+
+def _base_name(node) -> str:
+    while isinstance(node, gast.Subscript):
+        node = node.value
+    return node.id
+
+
+def _pairs(stmt) -> list:
+    """([targets], value) of an assignment: element by element for ``a, b = c, d`` (``y[0], y[1] = y[1], y[0]
+    * k``: y shares nothing with k), else each target with the whole value."""
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+    value = stmt.value
+    if (
+        len(targets) == 1
+        and isinstance(targets[0], (gast.Tuple, gast.List))
+        and isinstance(value, (gast.Tuple, gast.List))
+        and len(targets[0].elts) == len(value.elts)
+        and not any(isinstance(e, gast.Starred) for e in [*targets[0].elts, *value.elts])
+    ):
+        return [([t], v) for t, v in zip(targets[0].elts, value.elts)]
+    return [(targets, value)]
+
+
+def kept_arrays(stmts, arrays, rebound) -> set[str]:
+    """The names among ``arrays`` (NumPy arrays of numbers) that stay such arrays through a loop body
+    ``stmts``: those it does not bind again (``rebound``), or binds only to another of them (``y = z``,
+    as a write's update writes it)."""
+    nodes = [n for s in stmts for n in walk(s)]
+    copies: dict[str, set[str]] = {}
+    simple = set()
+    for n in nodes:
+        if (
+            isinstance(n, gast.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], gast.Name)
+            and isinstance(n.value, gast.Name)
+        ):
+            copies.setdefault(n.targets[0].id, set()).add(n.value.id)
+            simple.add(id(n.targets[0]))
+    # names bound otherwise too: a loop or tuple target, an augmented assignment, any other value
+    other = {n.id for n in nodes if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and id(n) not in simple}
+    keep = set(arrays)
+    changed = True
+    while changed:
+        changed = False
+        for u in sorted(keep & set(rebound)):
+            if u in other or not copies.get(u, set()) <= keep:
+                keep.discard(u)
+                changed = True
+    return keep
 
 
 def _written_array(target, arrays) -> bool:

@@ -29,7 +29,17 @@ import gast
 import numpy as np
 
 from . import runtime
-from .aliases import CONTAINER, FRESH, Aliases, appends, liveness, makes_view, sharing_groups, value_liveness
+from .aliases import (
+    CONTAINER,
+    FRESH,
+    Aliases,
+    appends,
+    kept_arrays,
+    liveness,
+    makes_view,
+    sharing_groups,
+    value_liveness,
+)
 from .built import record_twin
 from .checkpointing import checkpoint
 from .errors import DifferentiationError, Location
@@ -424,10 +434,11 @@ class _ANF(LoopSources):
         steps = self.aliases.plan(base, self.value_read_later)
         if isinstance(steps, tuple):
             other = steps[1]
+            written = self.described_for_user(base, node, "an array of the derivative code")
             raise self.error(
                 node,
-                f"in-place write into '{self.describe(base)}', which may share memory with "
-                f"'{self.describe(other)}' (used later): s2sad cannot tell which values change; "
+                f"in-place write into {written}, which may share memory with "
+                f"{self.described_for_user(other, node)} (used later): s2sad cannot tell which values change; "
                 "copy first (np.copy) or write into the array itself",
             )
         self.writable.add(base)
@@ -556,6 +567,15 @@ class _ANF(LoopSources):
             except Exception:  # noqa: BLE001 -- a message must not fail; fall back to the name
                 return version
         return version
+
+    def described_for_user(self, version: str, node, generic="a value the derivative keeps for its adjoint sweep"):
+        """``'name'`` as :meth:`describe` gives it; in a derivative differentiated again, a name the user's
+        statement does not mention is generated code's own: described, not named."""
+        what = self.describe(version)
+        code = self.loc.user_code(node)
+        if code is None or what in {n.id for n in walk(_parsed(code)) if isinstance(n, gast.Name)}:
+            return f"'{what}'"
+        return generic
 
     def load(self, node: gast.Name):
         if node.id in self.ns.locals:
@@ -1360,17 +1380,23 @@ class _ANF(LoopSources):
         """The names (current versions) that ``stmts`` may bind: their memories are joined after."""
         return [self.env[u] for u in sorted(assigned_names(stmts)) if u in self.env]
 
-    def sharing_versions(self, loop) -> list[list[str]]:
-        """Current versions of the names a loop body may make share memory across iterations, by group."""
+    def sharing_versions(self, loop, elements=None) -> list[list[str]]:
+        """Current versions of the names a loop body may make share memory across iterations, by group
+        (and in ``elements``, the (base, name) pairs of items read from or written into a base)."""
         rebound = assigned_names(loop.body)
-        arrays = {u for u, v in self.env.items() if v in self.aliases.arrays and u not in rebound}
-        groups = sharing_groups(loop.body, self.callee, arrays)
+        arrays = kept_arrays(loop.body, {u for u, v in self.env.items() if v in self.aliases.arrays}, rebound)
+        found = [] if elements is not None else None
+        groups = sharing_groups(loop.body, self.callee, arrays, found)
+        if found:
+            elements += [(self.env[b], self.env[n]) for b, n in found if b in self.env and n in self.env]
         return [[self.env[u] for u in sorted(g) if u in self.env] for g in groups]
 
     def loop_top(self, loop, changing):
         """At the top of a loop body: what any earlier iteration may have left (aliases.loop_top), and
         the lists it appended to holding what it appended."""
-        self.aliases.loop_top(self.sharing_versions(loop), changing)
+        elements = []
+        self.aliases.loop_top(self.sharing_versions(loop, elements), changing)
+        self.aliases.loop_elements(elements)
         self.aliases.held(
             [(self.env[a], self.env[b]) for a, b in appends(loop.body, self.callee) if a in self.env and b in self.env]
         )
@@ -1793,3 +1819,15 @@ def _restored(out) -> set:
         ):
             found.add(id(t))
     return found
+
+
+def _parsed(code: str):
+    """The user's statement of a source-map comment, parsed (an empty module when it does not parse:
+    ``for i in range(n):`` alone, or cut short with ``...``)."""
+    try:
+        return gast.parse(code.split(" ...")[0])
+    except SyntaxError:
+        try:
+            return gast.parse(code.rstrip(":") + ": pass")
+        except SyntaxError:
+            return gast.Module(body=[], type_ignores=[])

@@ -34,6 +34,11 @@ class Location:
             f"(in the generated code at {self.of(node)})"
         )
 
+    def user_code(self, node):
+        """The user's statement a line of generated code comes from (None in the user's own code)."""
+        origin = self._origin(node)
+        return None if origin is None else origin[1]
+
     def _origin(self, node):
         """For a line of generated code (a derivative being differentiated again): the user's
         ``file:line:col`` it comes from and the user's code there, from its source-map comment."""

@@ -41,6 +41,9 @@ _MUTATORS = {
     "add",
     "discard",
 }
+# methods that put their arguments into their receiver
+_HOLDERS = {"append", "extend", "insert", "add", "update", "setdefault"}
+_DISPLAYS = (gast.List, gast.Tuple, gast.Set, gast.Dict, gast.ListComp, gast.SetComp, gast.DictComp)
 # functions that write into their first argument
 _WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "at", "shuffle", "put_along_axis"}
 
@@ -82,13 +85,24 @@ def param_writes(fn, _active=None) -> dict:
             obj = getattr(obj, a, None)
         return obj
 
-    holds = {p: {p} for p in params}  # name -> parameters whose object it may be (or hold)
+    # name -> parameters whose object it may be (or a view of); name -> those it may hold as an element
+    # (``hs = [p]``, ``hs.append(p)``): ``hs.append(v)`` or ``hs[0] = v`` changes hs, not p
+    same = {p: {p} for p in params}
+    held: dict = {}
 
     def params_of(node):
-        return set().union(*(holds.get(n.id, set()) for n in walk(node) if isinstance(n, gast.Name)))
+        return set().union(
+            *(same.get(n.id, set()) | held.get(n.id, set()) for n in walk(node) if isinstance(n, gast.Name))
+        )
+
+    def add(table, name, ps):
+        if not ps <= table.get(name, set()):
+            table[name] = table.get(name, set()) | ps
+            return True
+        return False
 
     changed = True
-    while changed:  # names that may share a parameter's object
+    while changed:  # names that may share (or hold) a parameter's object
         changed = False
         for n in walk(tree):
             pairs = []
@@ -96,20 +110,39 @@ def param_writes(fn, _active=None) -> dict:
                 pairs = [(t, n.value) for t in n.targets]
             elif isinstance(n, (gast.AnnAssign, gast.NamedExpr)) and n.value is not None:
                 pairs = [(n.target, n.value)]
-            elif isinstance(n, gast.For):
-                pairs = [(n.target, n.iter)]
+            elif isinstance(n, (gast.For, gast.comprehension)):  # the target is an element of the iterable
+                pairs = [(n.target, gast.Subscript(value=n.iter, slice=gast.Constant(0, None), ctx=gast.Load()))]
+            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in _HOLDERS:
+                if isinstance(n.func.value, gast.Name):  # lst.append(v): lst holds v
+                    changed |= add(held, n.func.value.id, params_of(n))
+                continue
             for target, value in pairs:
                 if _fresh_value(value, resolve) or _reads_data_attr(value):
                     continue
                 ps = params_of(value)
-                for t in walk(target):
-                    if isinstance(t, gast.Name) and not ps <= holds.get(t.id, set()):
-                        holds[t.id] = holds.get(t.id, set()) | ps
-                        changed = True
+                if isinstance(target, gast.Name) and (isinstance(value, _DISPLAYS) or _new_list(value, resolve)):
+                    changed |= add(held, target.id, ps)  # a new list, tuple, set or dict holding them
+                elif isinstance(target, gast.Name) and isinstance(value, gast.Name):
+                    changed |= add(same, target.id, same.get(value.id, set()))
+                    changed |= add(held, target.id, held.get(value.id, set()))
+                elif isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+                    changed |= add(held, target.value.id, ps)  # lst[i] = v: lst holds v
+                else:
+                    for t in walk(target):
+                        if isinstance(t, gast.Name):
+                            changed |= add(same, t.id, ps) | add(held, t.id, ps)
 
     out: dict = {}
 
     def wrote(node, line, what):
+        """A write into ``node``'s object: the parameters it may be; and those it may hold, unless it is a
+        name written at its top level (``lst[i] = v``, ``lst.append(v)``, ``a += v``)."""
+        ps = same.get(node.id, set()) if isinstance(node, gast.Name) else params_of(node)
+        for p in ps:
+            out.setdefault(p, (first + line - 1, what))
+
+    def wrote_inside(node, line, what):
+        """A write that may reach into the objects ``node`` holds (``lst[0][1] = v``, ``lst[0] += v``)."""
         for p in params_of(node):
             out.setdefault(p, (first + line - 1, what))
 
@@ -117,18 +150,20 @@ def param_writes(fn, _active=None) -> dict:
     for n in walk(tree):
         line = getattr(n, "lineno", 1)
         if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store):
-            wrote(_root(n), line, "an assignment into it")
+            top = isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
+            (wrote if top else wrote_inside)(_root(n), line, "an assignment into it")
         elif isinstance(n, gast.AugAssign):
-            wrote(_root(n.target), line, "an augmented assignment")
+            top = isinstance(n.target, gast.Name)  # (lst[0] += v changes the element in place)
+            (wrote if top else wrote_inside)(_root(n.target), line, "an augmented assignment")
         elif isinstance(n, gast.Call):
             f = n.func
             if isinstance(f, gast.Attribute) and f.attr in _MUTATORS and isinstance(_root(f.value), gast.Name):
-                wrote(_root(f.value), line, f".{f.attr}()")
+                (wrote if isinstance(f.value, gast.Name) else wrote_inside)(_root(f.value), line, f".{f.attr}()")
             if isinstance(f, gast.Attribute) and f.attr in _WRITERS and n.args:
-                wrote(_root(n.args[0]), line, f"{f.attr}()")
+                wrote_inside(_root(n.args[0]), line, f"{f.attr}()")
             for k in n.keywords:
                 if k.arg == "out":
-                    wrote(k.value, line, "out=")
+                    wrote_inside(k.value, line, "out=")
             callee = lookup.get(f.id) if isinstance(f, gast.Name) else None
             own_helper = getattr(callee, "__module__", "").startswith("s2sad.runtime")  # write only what they own
             if inspect.isfunction(callee) and callee is not fn and not own_helper:
@@ -142,11 +177,16 @@ def param_writes(fn, _active=None) -> dict:
                         if p in inner:
                             for v in value if isinstance(value, (tuple, dict)) else [value]:
                                 v = value[v] if isinstance(value, dict) else v
-                                wrote(v, line, f"a call of {callee.__name__}()")
+                                wrote_inside(v, line, f"a call of {callee.__name__}()")
     out = {p: out[p] for p in params if p in out}
     if _active is None:
         _CACHE[key] = out
     return out
+
+
+def _new_list(value, resolve) -> bool:
+    """``list(v)``, ``tuple(v)``: a new list holding v's items (or elements)."""
+    return isinstance(value, gast.Call) and len(value.args) == 1 and resolve(value.func) in (list, tuple)
 
 
 def _reads_data_attr(value) -> bool:

@@ -366,3 +366,62 @@ def test_write_into_a_record_argument_read_again_is_exact(kind):
     assert value == pure(x0)
     np.testing.assert_allclose(s2sad.hessian(_writes_attribute_then_reads_it)(x, m), hess, rtol=1e-4, atol=1e-6)
     assert _same(x, x0) and _same(m, m0)
+
+
+def _holds_then_appends(p):
+    hs = [p]
+    hs.append(p * 2)
+    hs[0] = 3.0
+    hs.sort()
+    return hs
+
+
+def _writes_into_numbers_array(p):
+    y = np.zeros(2)
+    y[0] = p
+    y[1] = 3.0
+
+
+def _appended_then_written(p):
+    lst = []
+    lst.append(p)
+    lst[0][0] = 1.0
+
+
+def _iterated_then_written(p):
+    hs = [p]
+    for r in hs:
+        r[0] = 1.0
+
+
+def _popped_then_written(p):
+    hs = [p]
+    q = hs.pop()
+    q += 1.0
+
+
+def _rows_filled(p):
+    [r.fill(0) for r in p]
+
+
+def _listed_then_set(p):
+    rows = list(p)
+    rows[0] = 1.0
+    rows.append(2.0)
+
+
+def _listed_row_written(p):
+    rows = list(p)
+    rows[0][1] = 5.0
+
+
+def test_a_list_holding_a_parameter_changes_the_list_not_the_parameter():
+    from s2sad.param_writes import param_writes
+
+    # writing a list (or an array of numbers) that holds p changes the container only
+    assert param_writes(_holds_then_appends) == {}
+    assert param_writes(_writes_into_numbers_array) == {}
+    assert param_writes(_listed_then_set) == {}
+    # writing into an element it holds changes p (lst.append(p) and comprehensions were not followed)
+    for fn in (_appended_then_written, _iterated_then_written, _popped_then_written, _rows_filled, _listed_row_written):
+        assert set(param_writes(fn)) == {"p"}, fn.__name__
