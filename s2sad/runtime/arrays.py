@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from .trees import _refusal
+
 __all__ = [
     "match_complex",
     "abs_sign",
@@ -61,8 +63,12 @@ def abs_sign(x):
 
 
 def is_inexact(dtype):
-    """1.0 when values cast to ``dtype`` keep a derivative (floating or complex), 0.0 for integers and bools."""
-    return 1.0 if np.issubdtype(np.dtype(dtype), np.inexact) else 0.0
+    """1.0 when values cast to ``dtype`` keep a derivative (floating or complex), 0.0 for integers and bools;
+    refused for other types (``astype(str)``: the text holds the value, and ``float(...)`` of it gives it back)."""
+    kind = np.dtype(dtype).kind
+    if kind not in "biufc":
+        raise _refusal(f"a differentiated value cast to {np.dtype(dtype)} (not a number type) cannot be followed")
+    return 1.0 if kind in "fc" else 0.0
 
 
 def _like(g, x):

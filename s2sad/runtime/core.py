@@ -222,22 +222,20 @@ def expect_scalar(value, function):
         )
 
 
-_REAL_NUMBERS = {float, int, bool, np.bool_}
-_REAL_NUMBERS |= {np.dtype(c).type for c in np.typecodes["AllInteger"] + np.typecodes["Float"]}
-
-
 def real_numbers(*values) -> bool:
     """Whether every value is a real number (``float``, ``int``, ``bool``, a NumPy real scalar; not a
     subclass): what grad's proof that f's output is a real number assumed of these arguments."""
-    return all(type(v) in _REAL_NUMBERS for v in values)
+    return all(_real_number(v) for v in values)
 
 
 def real_arrays(*values) -> bool:
     """Whether every value is a real number or an ``np.ndarray`` (not a subclass) of a real dtype."""
-    for v in values:
-        if type(v) not in _REAL_NUMBERS and not (type(v) is np.ndarray and v.dtype.kind in "biuf"):
-            return False
-    return True
+    return all(_real_number(v) or type(v) is np.ndarray and v.dtype.kind in "biuf" for v in values)
+
+
+def _real_number(v) -> bool:
+    t = type(v)
+    return t in (float, int, bool) or issubclass(t, np.generic) and t is np.dtype(t).type and np.dtype(t).kind in "biuf"
 
 
 def add_at(g, index, v):
