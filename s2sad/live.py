@@ -75,9 +75,13 @@ class Check:
                 return _MISSING
         if self.kind == "absent":
             return self.holder.get(self.name, _MISSING)
+        if self.kind == "partial":  # a functools.partial's keywords dict
+            return self.holder.get(self.name, _MISSING)
         return getattr(self.holder, self.name)
 
     def ok(self) -> bool:
+        if self.kind == "kwdefaults":  # a dict changed in place: its values, each the same object
+            return same_kwdefaults(self.holder.__kwdefaults__, self.expected)
         return self.current() is self.expected
 
     def failing(self, i: int) -> str:
@@ -91,12 +95,22 @@ class Check:
             return f"_s2sad_h{i}.cell_contents is not _s2sad_o{i}"
         if self.kind == "absent":
             return f"{self.name!r} in _s2sad_h{i}"
+        if self.kind == "partial":
+            return f"_s2sad_h{i}[{self.name!r}] is not _s2sad_o{i}"
+        if self.kind == "kwdefaults":
+            return f"not _s2sad_same_kwdefaults(_s2sad_h{i}.__kwdefaults__, _s2sad_o{i})"
         return f"_s2sad_h{i}.{self.name} is not _s2sad_o{i}"
 
     def message(self, fn, kind: str) -> str:
         where = f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}:1"
         made = f"{kind}({fn.__name__})"
-        if self.kind == "defaults":
+        if self.kind == "partial":
+            return (
+                f"{where}: the keyword '{self.name}' of a functools.partial of {fn.__name__} was changed "
+                f"(partial.keywords[{self.name!r}] = ...) after s2sad.{kind} of the partial was made (its "
+                f"derivative code was generated for the old value); call s2sad.{kind} on the partial again"
+            )
+        if self.kind in ("defaults", "kwdefaults"):
             what = f"the defaults of {self.holder.__name__} changed"
         elif self.kind == "code":
             what = f"the code of {self.holder.__name__} changed ({self.holder.__name__}.__code__ was replaced)"
@@ -104,8 +118,16 @@ class Check:
             what = f"'{self.name}' was redefined"
         return (
             f"{where}: {what} after {made} was made (its derivative code was generated for the old "
-            f"{ {'defaults': 'defaults', 'code': 'code'}.get(self.kind, 'object') }); call s2sad.{made} again"
+            f"{ {'defaults': 'defaults', 'code': 'code'}.get(self.kind.replace('kw', ''), 'object') }); "
+            f"call s2sad.{made} again"
         )
+
+
+def same_kwdefaults(current, expected: dict) -> bool:
+    """``current`` (a function's ``__kwdefaults__``) holds the same objects as the snapshot ``expected``."""
+    return (
+        current is not None and current.keys() == expected.keys() and all(current[k] is v for k, v in expected.items())
+    )
 
 
 def _holder(origin, name: str):
@@ -149,10 +171,10 @@ def checks(origins, steered) -> list[Check]:
             for check in inherited:
                 add(check)
             continue
-        for attr in ("__defaults__", "__kwdefaults__"):
-            if getattr(origin, attr) is not None:
-                check = Check("defaults", origin, attr, getattr(origin, attr), origin)
-                add(check)
+        if origin.__defaults__ is not None:
+            add(Check("defaults", origin, "__defaults__", origin.__defaults__, origin))
+        if origin.__kwdefaults__ is not None:  # a dict: f.__kwdefaults__["c"] = 5.0 changes it in place
+            add(Check("kwdefaults", origin, "__kwdefaults__", dict(origin.__kwdefaults__), origin))
         add(Check("code", origin, "__code__", origin.__code__, origin))  # IPython's autoreload replaces it
     return out
 
@@ -203,7 +225,12 @@ def guard(impl, found: list[Check], fn, kind: str):
             if not check.ok():
                 raise DifferentiationError(check.message(fn, kind))
 
-    ns = {"__name__": "s2sad.generated", "_s2sad_impl": impl, "_s2sad_stale": stale}
+    ns = {
+        "__name__": "s2sad.generated",
+        "_s2sad_impl": impl,
+        "_s2sad_stale": stale,
+        "_s2sad_same_kwdefaults": same_kwdefaults,
+    }
     for i, c in enumerate(found):
         ns[f"_s2sad_h{i}"], ns[f"_s2sad_o{i}"] = c.holder, c.expected
     exec(compile(text, filename, "exec"), ns)  # noqa: S102
