@@ -267,7 +267,11 @@ class Aliases:
             # ``a.flat``, ``a.real``, ``obj.w``: may be (a view of) the receiver's memory
             receiver = [n.id for n in walk(value) if isinstance(n, gast.Name) and is_local(n.id)]
             self.root[t] = self._merge([self.root.get(n) for n in receiver]) if receiver else self._new(GLOBAL)
-        elif isinstance(value, gast.Call) and resolve(value.func) in (runtime.copy_dict, runtime.set_item):
+        elif isinstance(value, gast.Call) and resolve(value.func) in (
+            runtime.copy_dict,
+            runtime.set_item,
+            runtime.copy_of,
+        ):
             # a new dict holding the dict's values (and the value set): ``{**d}``, ``dict(d)``, ``d[k] = v``
             token = self._new(CONTAINER)
             held = set()

@@ -13,10 +13,12 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     abs_sign,
     axes_back,
     axes_last,
+    divided,
     hypot_of,
     others_product,
     over_hypot,
     pow_deriv,
+    scaled,
     unarray,
     unsum_items,
 )
@@ -147,7 +149,7 @@ def sqrt(y, x):
 
 @forward_rule(math.sqrt, kind=SCALAR)
 def sqrt(y, x):
-    dy = np.divide(dx, 2 * y)
+    dy = divided(dx, 2 * y)
 
 
 @reverse_rule(math.tanh, kind=SCALAR)
@@ -187,7 +189,7 @@ def asin(y, x):
 
 @forward_rule(math.asin, kind=SCALAR)
 def asin(y, x):
-    dy = np.divide(dx, math.sqrt(1 - x * x))
+    dy = divided(dx, math.sqrt(1 - x * x))
 
 
 @reverse_rule(math.acos, kind=SCALAR)
@@ -197,7 +199,7 @@ def acos(y, x):
 
 @forward_rule(math.acos, kind=SCALAR)
 def acos(y, x):
-    dy = -np.divide(dx, math.sqrt(1 - x * x))
+    dy = -divided(dx, math.sqrt(1 - x * x))
 
 
 @reverse_rule(math.atan, kind=SCALAR)
@@ -229,7 +231,7 @@ def pow(z, x, y):
 
 @forward_rule(math.pow, kind=SCALAR)
 def pow(z, x, y):
-    dz = dx * pow_deriv(x, y, 1) + dy * z * np.log(np.where(x == 0, 1.0, x))
+    dz = scaled(dx, pow_deriv(x, y, 1)) + scaled(dy, z * np.log(np.where(x == 0, 1.0, x)))
 
 
 @reverse_rule(math.fabs, kind=SCALAR)

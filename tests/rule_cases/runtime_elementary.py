@@ -4,7 +4,7 @@ series replaces sinc's closed form.  Orders (k, m) are constants."""
 
 import numpy as np
 
-from s2sad.runtime import falling, modulus_nonzero, pow_deriv, sinc_deriv
+from s2sad.runtime import divided, falling, float_zeros, modulus_nonzero, pow_deriv, scaled, sinc_deriv
 
 from . import A, F, case
 
@@ -44,3 +44,20 @@ def sinc_deriv_near_zero(x):
 @case("s2sad.runtime.modulus_nonzero", A(3, 4))
 def modulus_nonzero_(x):
     return modulus_nonzero(x) * x
+
+
+# the tangent of a constant is the int 0, whatever the coefficient: a product or quotient otherwise
+@case("s2sad.runtime.scaled", A(3, 4), A(3, 4))
+def scaled_(d, c):
+    return scaled(d, c) + scaled(0, np.inf) + scaled(d, np.sin(c))
+
+
+@case("s2sad.runtime.divided", A(3, 4), P)
+def divided_(d, c):
+    return divided(d, c) + divided(0, 0.0) + divided(d * d, c * c)
+
+
+@case("s2sad.runtime.float_zeros", A(3), F())
+def float_zeros_(t, s):
+    pair = float_zeros((0, t * s))
+    return pair[0] + pair[1] + float_zeros({"a": s})["a"] * t
