@@ -366,10 +366,17 @@ def constant_pair(x):
     return (2.0, x * 3), [1, x]
 
 
+def constant_spread(x):
+    p = (0.0, x)
+    return p[0] + np.ones(3)
+
+
 def test_a_jvp_returns_floats_for_the_tangents_of_constants():
     _, (t1, t2) = s2sad.jvp(constant_pair)(1.5, 1.0)
     assert t1 == (0.0, 3.0) and type(t1[0]) is float
     assert t2 == [0.0, 1.0] and type(t2[0]) is float
+    _, t = s2sad.jvp(constant_spread)(1.5, 1.0)
+    assert t.dtype == float and np.all(t == 0)
 
 
 def plain_power(x):
