@@ -42,7 +42,7 @@ class Forward:
         self.forced: set[str] = set()  # loop-carried: the tangent always exists, zero or not
         self.numbers: set[str] = set()  # names whose current value is a number constant
         self.defined: set[str] = {a.id for a in tree.args.args + tree.args.kwonlyargs}  # names bound here
-        self.items = _from_items(program)  # names whose tangent may be a constant's int 0 (scaled, divided)
+        self.items = _from_items(program)  # names whose tangent may be a constant's int 0 (tangent_times, tangent_over)
 
     # ---- names -----------------------------------------------------------------------------
     def tan(self, var: str) -> str:
@@ -165,7 +165,7 @@ class Forward:
         elts = []
         for elt in op.args:
             t = self.tangent(elt)
-            if t is None:  # a number's is the int 0, which scaled and divided know for a constant's
+            if t is None:  # a number's is the int 0, which tangent_times and tangent_over know for a constant's
                 t = self.zero_of(elt.id) if isinstance(elt, gast.Name) else const(0.0)
                 t = const(0) if isinstance(t, gast.Constant) else t
             elts.append(t)
@@ -308,9 +308,9 @@ class Forward:
         return [assign(tmp, stmt.value)] + tangent + [gast.copy_location(assign(out, name(tmp)), stmt)]
 
     def plain_products(self, expr, kind):
-        """``scaled(da, c)`` as ``da * c`` (``divided``: ``da / c``, or ``np.divide(da, c)`` for the rules of
-        Python floats, where ``/`` raises ZeroDivisionError) where ``da`` cannot be the int 0 of a constant
-        taken out of a container (``self.items``): the check only where it can matter."""
+        """``tangent_times(da, c)`` as ``da * c`` (``tangent_over``: ``da / c``, or ``np.divide(da, c)`` for the
+        rules of Python floats, where ``/`` raises ZeroDivisionError) where ``da`` cannot be the int 0 of a
+        constant taken out of a container (``self.items``): the check only where it can matter."""
         primal = {t: v for v, t in self._tan.items()}
 
         def plain(node):
@@ -327,7 +327,7 @@ class Forward:
                 and isinstance(node.args[0], gast.Name)
                 and primal.get(node.args[0].id, node.args[0].id) not in self.items
             ):
-                if node.func.id == "divided" and kind == SCALAR:
+                if node.func.id == "tangent_over" and kind == SCALAR:
                     return _call("np.divide", *node.args)
                 return gast.BinOp(left=node.args[0], op=_GUARDED[node.func.id](), right=node.args[1])
             return node
@@ -423,7 +423,10 @@ class Forward:
         return init + [gast.copy_location(new, stmt)]
 
 
-_GUARDED = {"scaled": gast.Mult, "divided": gast.Div}  # runtime helpers: a product unless a tangent is int 0
+_GUARDED = {
+    "tangent_times": gast.Mult,
+    "tangent_over": gast.Div,
+}  # runtime helpers: a product unless a tangent is int 0
 
 
 def _from_items(program) -> set[str]:

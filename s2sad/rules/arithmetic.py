@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from ..runtime import pow_deriv, scaled, unmatmul_x, unmatmul_y  # noqa: F401  (names used in templates)
+from ..runtime import pow_deriv, tangent_times, unmatmul_x, unmatmul_y  # noqa: F401  (names used in templates)
 from .registry import ELEMENTWISE, forward_rule, reverse_rule
 
 # fmt: off
@@ -80,7 +80,7 @@ def pow(z, x, y):
 
 @forward_rule(operator.pow, np.power, kind=ELEMENTWISE)
 def pow(z, x, y):
-    dz = scaled(dx, pow_deriv(x, y, 1)) + scaled(dy, z * np.log(np.where(x == 0, 1.0, x)))
+    dz = tangent_times(dx, pow_deriv(x, y, 1)) + tangent_times(dy, z * np.log(np.where(x == 0, 1.0, x)))
 
 
 @reverse_rule(operator.mod, np.remainder, kind=ELEMENTWISE)

@@ -13,12 +13,12 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     abs_sign,
     axes_back,
     axes_last,
-    divided,
     hypot_of,
     others_product,
     over_hypot,
     pow_deriv,
-    scaled,
+    tangent_over,
+    tangent_times,
     unarray,
     unsum_items,
 )
@@ -149,7 +149,7 @@ def sqrt(y, x):
 
 @forward_rule(math.sqrt, kind=SCALAR)
 def sqrt(y, x):
-    dy = divided(dx, 2 * y)
+    dy = tangent_over(dx, 2 * y)
 
 
 @reverse_rule(math.tanh, kind=SCALAR)
@@ -189,7 +189,7 @@ def asin(y, x):
 
 @forward_rule(math.asin, kind=SCALAR)
 def asin(y, x):
-    dy = divided(dx, math.sqrt(1 - x * x))
+    dy = tangent_over(dx, math.sqrt(1 - x * x))
 
 
 @reverse_rule(math.acos, kind=SCALAR)
@@ -199,7 +199,7 @@ def acos(y, x):
 
 @forward_rule(math.acos, kind=SCALAR)
 def acos(y, x):
-    dy = -divided(dx, math.sqrt(1 - x * x))
+    dy = -tangent_over(dx, math.sqrt(1 - x * x))
 
 
 @reverse_rule(math.atan, kind=SCALAR)
@@ -231,7 +231,7 @@ def pow(z, x, y):
 
 @forward_rule(math.pow, kind=SCALAR)
 def pow(z, x, y):
-    dz = scaled(dx, pow_deriv(x, y, 1)) + scaled(dy, z * np.log(np.where(x == 0, 1.0, x)))
+    dz = tangent_times(dx, pow_deriv(x, y, 1)) + tangent_times(dy, z * np.log(np.where(x == 0, 1.0, x)))
 
 
 @reverse_rule(math.fabs, kind=SCALAR)
