@@ -297,7 +297,11 @@ class Aliases:
                 attr = gast.Constant(value=value.attr, kind=None)
                 self.rel[t] = Relation("field", base, attr, self._stamp([base]), assumed=True)
                 self.field_counts.setdefault((t, base), set()).add(self.count.get(base, 0))
-        elif isinstance(value, gast.Call) and resolve(value.func) in (runtime.copy_dict, runtime.set_item):
+        elif isinstance(value, gast.Call) and resolve(value.func) in (
+            runtime.copy_dict,
+            runtime.set_item,
+            runtime.copy_of,
+        ):
             # a new dict holding the dict's values (and the value set): ``{**d}``, ``dict(d)``, ``d[k] = v``
             token = self._new(CONTAINER)
             held = set()

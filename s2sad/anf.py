@@ -18,6 +18,8 @@ Statement line numbers are the user's, for error messages and source maps.
 from __future__ import annotations
 
 import builtins
+import copy
+import dataclasses
 import inspect
 import itertools
 import math
@@ -32,6 +34,7 @@ from . import runtime
 from .aliases import (
     CONTAINER,
     FRESH,
+    NUMERIC,
     Aliases,
     appends,
     kept_arrays,
@@ -758,6 +761,17 @@ class _ANF(LoopSources):
         self.ns.scope.setdefault("copy_dict", runtime.copy_dict)
         return gast.Call(func=name("copy_dict"), args=[atom], keywords=[])
 
+    def copy_call(self, receiver, node, method=True):
+        """``v.copy()`` (or ``copy.copy(v)``) of a dict as ``copy_dict(v)``, of a value whose type is known at
+        run time only (a parameter, a list) as ``copy_of(v)``, which keeps the type; None for an array
+        (``np.copy(v)``)."""
+        if self.is_mapping(receiver):
+            return self.copy_dict(receiver, node)
+        if method and isinstance(receiver, gast.Name) and self.aliases.kind_of(receiver.id) == NUMERIC:
+            return None
+        self.ns.scope.setdefault("copy_of", runtime.copy_of)
+        return gast.Call(func=name("copy_of"), args=[receiver], keywords=[])
+
     def check_opaque(self, node):
         for n in walk(node):
             if isinstance(n, (gast.Yield, gast.YieldFrom)):
@@ -812,6 +826,19 @@ class _ANF(LoopSources):
                 self.refuse_outside_write(receiver, node)  # self.h.append(v), GO.w.fill(0.0)
             args = [self.atom(a) for a in node.args]
             kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
+            if (
+                func.attr == "_replace"
+                and not self.user_method(receiver, "_replace")
+                or self.namedtuple_replace(receiver, func.attr)
+            ):
+                raise self.error(
+                    node,
+                    f"`{_source(node)}` is not supported; build the new NamedTuple with its class: N(a=..., b=...)",
+                )
+            if func.attr == "copy" and not args and not kws and not self.user_method(receiver, "copy"):
+                copied = self.copy_call(receiver, node)
+                if copied is not None:
+                    return copied
             if func.attr in _METHODS and not self.user_method(receiver, func.attr):
                 fname, packs = _METHODS[func.attr]
                 if packs:
@@ -836,6 +863,13 @@ class _ANF(LoopSources):
         obj = self.ns.lookup(func)
         if root in ("eval", "exec") and obj in (eval, exec):
             raise self.error(node, f"{root}() cannot be differentiated: s2sad needs to see the code; write it out")
+        if obj in (copy.copy, copy.deepcopy) and len(node.args) == 1 and not node.keywords:
+            if obj is copy.copy:  # a new dict, list or array holding the same items, as v.copy()
+                return self.copy_call(self.atom(node.args[0]), node, method=False)
+            self.ns.scope.setdefault("deep_copy", runtime.deep_copy)
+            return gast.Call(func=name("deep_copy"), args=[self.atom(node.args[0])], keywords=[])
+        if obj is dataclasses.replace or getattr(copy, "replace", None) is obj:
+            raise self.error(node, f"`{_source(node)}` is not supported; build the new object with its class")
         if obj is dict and len(node.args) == 1 and not node.keywords and self.is_mapping(node.args[0]):
             return self.copy_dict(self.atom(node.args[0]), node)  # dict(d) of a dict: {**d}, a new dict
         if obj in (sorted, list) and len(node.args) == 1 and self.is_mapping(node.args[0]):
@@ -940,6 +974,14 @@ class _ANF(LoopSources):
         owner = self.names.temp()
         self.emit(assign(owner, gast.Attribute(value=func, attr="__self__", ctx=gast.Load())), node)
         return gast.Attribute(value=name(owner), attr=obj.__func__.__name__, ctx=gast.Load())
+
+    def namedtuple_replace(self, receiver, attr) -> bool:
+        """``p._replace(...)`` of a NamedTuple ``p`` of a known class (collections' code, not the user's)."""
+        from .star import typed_object
+
+        path = self.typed_path(receiver) if isinstance(receiver, gast.Name) and attr == "_replace" else None
+        obj = None if path is None else typed_object(self.ns.fn, path)
+        return isinstance(obj, tuple) and hasattr(type(obj), "_fields")
 
     def user_method(self, receiver, attr) -> bool:
         """Whether ``receiver.attr(...)`` calls a method of a user class (``model.sum(x)``), not

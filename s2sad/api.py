@@ -57,10 +57,11 @@ def _wrt_names(fn, wrt: Wrt) -> tuple[tuple[str, ...], bool]:
 def _key(fn):
     """What a generated module is bound to: the code, the globals dict and the closure cells it reads
     (by identity: generated code reads their current contents)."""
+    holders = tuple(id(h) for h, _, _ in getattr(fn, "partial_keywords", ()))  # the dicts its checks read
     fn = unwrap(fn)
     cells = tuple(id(c) for c in fn.__closure__ or ())
     bound = tuple((k, id(v)) for k, v in (getattr(fn, "__s2sad_bound__", None) or {}).items())
-    return (fn.__code__, id(fn.__globals__), cells, bound, getattr(fn, "__s2sad_spec__", None))
+    return (fn.__code__, id(fn.__globals__), cells, bound, getattr(fn, "__s2sad_spec__", None), holders)
 
 
 def _function_name(kind: str, fn, wrt: tuple[str, ...]) -> str:
@@ -87,6 +88,7 @@ def _no_gc():
 
 
 def _build(fn, kind: str, wrt: Wrt, verbose: bool):
+    fn = getattr(fn, "__s2sad_keywords_win__", fn)  # a partial's derivative: differentiated as generated
     dispatch = getattr(fn, "__s2sad_dispatch__", None)
     if dispatch is not None:  # a derivative of a function with *args/**kwargs: one more step per call
         return star.dispatcher(dispatch[0], [*dispatch[1], (kind, wrt, verbose)], _build)
@@ -94,7 +96,37 @@ def _build(fn, kind: str, wrt: Wrt, verbose: bool):
     if arrays is not None:  # a derivative of W.dot(x) code: each of its two derivatives again
         plain, dispatched, positions = arrays
         return _arrays_or_objects(_build(plain, kind, wrt, verbose), _build(dispatched, kind, wrt, verbose), positions)
-    fn = normalize(fn)  # a bound method, partial, lambda, primitive ... -> a Python function
+    if isinstance(fn, functools.partial) and fn.keywords:
+        return _keywords_win(fn, _build_normalized(normalize(fn), kind, wrt, verbose), kind, wrt, verbose)
+    return _build_normalized(normalize(fn), kind, wrt, verbose)
+
+
+def _keywords_win(p, derivative, kind: str, wrt: Wrt, verbose: bool):
+    """The derivative of the partial ``p`` whose calls may give again a keyword ``p`` binds: as in Python,
+    the call's value wins (``s2sad.grad(p)(x, c=1.0)`` is the derivative of ``partial(p, c=1.0)``, made
+    once per value given)."""
+    bound = {key for _, key, _ in getattr(normalize(p), "partial_keywords", ())}
+    made = {}  # ((name, id(value)), ...) -> (values, derivative)
+
+    def call(*args, **kwargs):
+        given = {k: kwargs.pop(k) for k in list(kwargs) if k in bound}
+        if not given:
+            return derivative(*args, **kwargs)
+        key = tuple(sorted((k, id(v)) for k, v in given.items()))
+        if key not in made:
+            if len(made) > 32:
+                made.clear()
+            made[key] = (given, _build(functools.partial(p, **given), kind, wrt, verbose))
+        return made[key][1](*args, **kwargs)
+
+    functools.update_wrapper(call, derivative)
+    del call.__wrapped__
+    call.__signature__ = inspect.signature(derivative)
+    call.__s2sad_keywords_win__ = derivative
+    return call
+
+
+def _build_normalized(fn, kind: str, wrt: Wrt, verbose: bool):
     if star.takes_star(fn) or star.receivers(fn):  # specialized to the arguments of each call
         if not star.takes_star(fn):
             _wrt_names(fn, wrt)  # refused now, as for any function
@@ -140,7 +172,8 @@ def _build_plain(fn, kind: str, wrt: Wrt, verbose: bool):
         with _no_gc():
             result = _generate(fn, kind, names, many)
         # the cache holds what the key names by id, so the ids stay taken
-        _CACHE[key] = (result, inner, inner.__defaults__, inner.__kwdefaults__)
+        kw = inner.__kwdefaults__
+        _CACHE[key] = (result, inner, inner.__defaults__, None if kw is None else dict(kw))
     if verbose:
         print(result.__s2sad_source__)
     return result
@@ -185,7 +218,7 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     found = live.checks(origins, steered)
     found += method_checks(ns for _, ns in gen.origins.values() if ns is not None)
     for holder, key, value in getattr(fn, "partial_keywords", ()):  # p.keywords['y'] = 5.0 later
-        found.append(live.Check("global", holder, key, value, unwrap(fn)))
+        found.append(live.Check("partial", holder, key, value, unwrap(fn)))
     result = live.guard(impl, found, unwrap(fn), kind)
     written = _written_params(fn, param_names(fn)) | set(param_writes(_python_function(unwrap(fn))))  # (helpers)
     if written:

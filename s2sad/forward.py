@@ -24,7 +24,7 @@ from . import primitives as P
 from .ir import MODULES, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import assign, const, name
 from .reverse import _call, _method
-from .rules.registry import ELEMENTWISE, public_name
+from .rules.registry import ELEMENTWISE, SCALAR, public_name
 from .template import as_nodes, operands, substitute, template_locals, to_node
 
 _ZERO = "__s2sad_zero__"  # stands for a symbolic-zero tangent inside an instantiated template
@@ -42,6 +42,7 @@ class Forward:
         self.forced: set[str] = set()  # loop-carried: the tangent always exists, zero or not
         self.numbers: set[str] = set()  # names whose current value is a number constant
         self.defined: set[str] = {a.id for a in tree.args.args + tree.args.kwonlyargs}  # names bound here
+        self.items = _from_items(program)  # names whose tangent may be a constant's int 0 (tangent_times, tangent_over)
 
     # ---- names -----------------------------------------------------------------------------
     def tan(self, var: str) -> str:
@@ -167,8 +168,9 @@ class Forward:
         elts = []
         for elt in op.args:
             t = self.tangent(elt)
-            if t is None:
+            if t is None:  # a number's is the int 0, which tangent_times and tangent_over know for a constant's
                 t = self.zero_of(elt.id) if isinstance(elt, gast.Name) else const(0.0)
+                t = const(0) if isinstance(t, gast.Constant) else t
             elts.append(t)
         value = op.stmt.value
         if op.fn is not None:  # a NamedTuple or dataclass of tangents; zeros for the fields left to defaults
@@ -292,7 +294,7 @@ class Forward:
             if target is None or not isinstance(tstmt.targets[0], gast.Name):
                 raise self.error(stmt, f"the forward rule of `{rule.name}` must assign d{template.out} = ...")
             expr = _drop_zeros(substitute(tstmt.value, subs))
-            expr = substitute(expr, unmark) if expr is not None else None
+            expr = self.plain_products(substitute(expr, unmark), rule.kind) if expr is not None else None
             if target == "d" + template.out:
                 result = expr
             else:
@@ -307,6 +309,33 @@ class Forward:
             return tangent + [stmt]
         tmp = subs[template.out]
         return [assign(tmp, stmt.value)] + tangent + [gast.copy_location(assign(out, name(tmp)), stmt)]
+
+    def plain_products(self, expr, kind):
+        """``tangent_times(da, c)`` as ``da * c`` (``tangent_over``: ``da / c``, or ``np.divide(da, c)`` for the
+        rules of Python floats, where ``/`` raises ZeroDivisionError) where ``da`` cannot be the int 0 of a
+        constant taken out of a container (``self.items``): the check only where it can matter."""
+        primal = {t: v for v, t in self._tan.items()}
+
+        def plain(node):
+            for field, value in gast.iter_fields(node):
+                if isinstance(value, list):
+                    setattr(node, field, [plain(v) if isinstance(v, gast.AST) else v for v in value])
+                elif isinstance(value, gast.AST):
+                    setattr(node, field, plain(value))
+            if (
+                isinstance(node, gast.Call)
+                and isinstance(node.func, gast.Name)
+                and node.func.id in _GUARDED
+                and len(node.args) == 2
+                and isinstance(node.args[0], gast.Name)
+                and primal.get(node.args[0].id, node.args[0].id) not in self.items
+            ):
+                if node.func.id == "tangent_over" and kind == SCALAR:
+                    return _call("np.divide", *node.args)
+                return gast.BinOp(left=node.args[0], op=_GUARDED[node.func.id](), right=node.args[1])
+            return node
+
+        return plain(expr)
 
     def broadcast(self, expr, out, mapping):
         """An elementwise tangent has its output's shape, even when only a smaller input varies."""
@@ -395,6 +424,51 @@ class Forward:
         else:
             new = gast.While(test=stmt.test, body=body, orelse=[])
         return init + [gast.copy_location(new, stmt)]
+
+
+_GUARDED = {
+    "tangent_times": gast.Mult,
+    "tangent_over": gast.Div,
+}  # runtime helpers: a product unless a tangent is int 0
+
+
+def _from_items(program) -> set[str]:
+    """Names whose value may be or come from an item of a list, tuple, dict or record (or a user function's
+    result, or an unpacking), directly or through what is computed from one: their tangents may be or hold the
+    int 0 a container's tangent holds for a constant (``(2, x)`` has the tangent ``(0, dx)``)."""
+    found = set()
+    for r in program.simple():
+        op = r.op
+        if op.kind in (P.BUILD, P.UNPACK, P.CALL, P.UNKNOWN):  # (an item of an argument: the caller's tangent)
+            found.update(r.targets)
+    changed = True
+    while changed:
+        changed = False
+        for r in program.simple():
+            if not set(r.targets) <= found and found.intersection(r.reads):
+                found.update(r.targets)
+                changed = True
+    return found
+
+
+def _may_hold_items(program, out) -> bool:
+    """``out`` is (or holds) a container's item as it is, not computed from one: ``(2, x)``, ``p[0]``, a user
+    function's result, ``out = t`` of one of these (a NumPy result is an array, ``astype_of`` a float)."""
+    import operator
+
+    seen = set()
+    while out not in seen:
+        seen.add(out)
+        ops = [r.op for r in program.simple() if out in r.targets]
+        if any(op.kind in (P.BUILD, P.UNPACK, P.CALL, P.UNKNOWN) for op in ops):
+            return True
+        if any(op.kind == P.RULE and op.fn in (operator.getitem, getattr) for op in ops):
+            return True
+        copies = [op.args[0].id for op in ops if op.kind == P.COPY and op.args and isinstance(op.args[0], gast.Name)]
+        if not copies:
+            return False
+        out = copies[0]
+    return False
 
 
 def _atoms(value):
@@ -487,6 +561,8 @@ def forward(program, wrt, shapes, active, request_jvp, *, fname=None, kwonly=Fal
     dout = fwd.tangent(name(out))
     if dout is None:
         dout = fwd.zero_of(out) if out in fwd.shapes.of else _call("zeros_like", name(out))
+    elif not kwonly and _may_hold_items(program, out):  # what the user gets: the int 0s as 0.0
+        dout = _call("float_zeros", dout)
     body.append(gast.Return(value=gast.Tuple(elts=[name(out), dout], ctx=gast.Load())))
     # a tangent nothing reads is still checked, as reverse mode checks its zero adjoint (an object refused)
     unread = {fwd.tan(w) for w in wrt} - {n.id for s in body[len(cast) :] for n in walk(s) if isinstance(n, gast.Name)}

@@ -104,6 +104,8 @@ class Check:
             return self.holder.get(self.name, _MISSING)
         if self.kind == "kwdefault":  # f.__kwdefaults__['k'] = 3.0: the same dict, another default
             return (self.holder.__kwdefaults__ or {}).get(self.name, _MISSING)
+        if self.kind == "partial":  # a functools.partial's keywords dict
+            return self.holder.get(self.name, _MISSING)
         return getattr(self.holder, self.name)
 
     def ok(self) -> bool:
@@ -133,11 +135,19 @@ class Check:
             return f"{self.name!r} in _s2sad_h{i}"
         if self.kind == "kwdefault":
             return f"_s2sad_h{i}.__kwdefaults__[{self.name!r}] is not _s2sad_o{i}"
+        if self.kind == "partial":
+            return f"_s2sad_h{i}[{self.name!r}] is not _s2sad_o{i}"
         return f"_s2sad_h{i}.{self.name} is not _s2sad_o{i}"
 
     def message(self, fn, kind: str) -> str:
         where = f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}:1"
         made = f"{kind}({fn.__name__})"
+        if self.kind == "partial":
+            return (
+                f"{where}: the keyword '{self.name}' of a functools.partial of {fn.__name__} was changed "
+                f"(partial.keywords[{self.name!r}] = ...) after s2sad.{kind} of the partial was made (its "
+                f"derivative code was generated for the old value); call s2sad.{kind} on the partial again"
+            )
         if self.kind in ("defaults", "kwdefault"):
             what = f"the defaults of {self.holder.__name__} changed"
         elif self.kind == "code":

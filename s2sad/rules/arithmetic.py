@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from ..runtime import pow_deriv, unmatmul_x, unmatmul_y  # noqa: F401  (names used in templates)
+from ..runtime import pow_deriv, tangent_times, unmatmul_x, unmatmul_y  # noqa: F401  (names used in templates)
 from .registry import ELEMENTWISE, forward_rule, reverse_rule
 
 # fmt: off
@@ -47,16 +47,29 @@ def mul(z, x, y):
     dz = dx * y + x * dy
 
 
-@reverse_rule(operator.truediv, np.divide, np.true_divide, kind=ELEMENTWISE)
+@reverse_rule(operator.truediv, kind=ELEMENTWISE)
 def truediv(z, x, y):
     g = bz / y
     bx += g
     by -= g * z
 
 
-@forward_rule(operator.truediv, np.divide, np.true_divide, kind=ELEMENTWISE)
+@forward_rule(operator.truediv, kind=ELEMENTWISE)
 def truediv(z, x, y):
     dz = dx / y - dy * z / y
+
+
+# np.divide of Python floats is inf or nan where y == 0, never ZeroDivisionError: its derivatives too
+@reverse_rule(np.divide, np.true_divide, kind=ELEMENTWISE)
+def divide(z, x, y):
+    g = np.divide(bz, y)
+    bx += g
+    by -= g * z
+
+
+@forward_rule(np.divide, np.true_divide, kind=ELEMENTWISE)
+def divide(z, x, y):
+    dz = np.divide(dx, y) - np.divide(dy * z, y)
 
 
 @reverse_rule(operator.pow, np.power, kind=ELEMENTWISE)
@@ -67,7 +80,7 @@ def pow(z, x, y):
 
 @forward_rule(operator.pow, np.power, kind=ELEMENTWISE)
 def pow(z, x, y):
-    dz = dx * pow_deriv(x, y, 1) + dy * z * np.log(np.where(x == 0, 1.0, x))
+    dz = tangent_times(dx, pow_deriv(x, y, 1)) + tangent_times(dy, z * np.log(np.where(x == 0, 1.0, x)))
 
 
 @reverse_rule(operator.mod, np.remainder, kind=ELEMENTWISE)

@@ -11,6 +11,8 @@ from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
     columns_of_jacobian,
     copy_dict,
+    copy_of,
+    deep_copy,
     item_of,
     jacobian_of_columns,
     jacobian_of_rows,
@@ -120,6 +122,26 @@ def copy_dict_(z, d):
 @forward_rule(runtime.copy_dict, name="s2sad.runtime.copy_dict")
 def copy_dict_(z, d):
     dz = copy_dict(dd)
+
+
+@reverse_rule(runtime.copy_of, name="s2sad.runtime.copy_of")
+def copy_of_(z, v):
+    bv += bz
+
+
+@forward_rule(runtime.copy_of, name="s2sad.runtime.copy_of")
+def copy_of_(z, v):
+    dz = copy_of(dv)
+
+
+@reverse_rule(runtime.deep_copy, name="s2sad.runtime.deep_copy")
+def deep_copy_(z, v):
+    bv += bz
+
+
+@forward_rule(runtime.deep_copy, name="s2sad.runtime.deep_copy")
+def deep_copy_(z, v):
+    dz = deep_copy(dv)
 
 
 @reverse_rule(runtime.unset_item, name="s2sad.runtime.unset_item")

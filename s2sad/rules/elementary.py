@@ -5,7 +5,7 @@ in ``x`` is the same helper one order higher, so derivatives of every order stay
 import numpy as np  # noqa: F401
 
 from .. import runtime
-from ..runtime import abs_sign, falling, pow_deriv, sinc_deriv  # noqa: F401  (names used in templates)
+from ..runtime import abs_sign, falling, float_zeros, pow_deriv, sinc_deriv, tangent_over, tangent_times  # noqa: F401  (names used in templates)
 from .registry import ELEMENTWISE, forward_rule, reverse_rule
 
 # fmt: off
@@ -21,7 +21,40 @@ def pow_deriv_(s, x, y, k):
 
 @forward_rule(runtime.pow_deriv, name="s2sad.runtime.pow_deriv", kind=ELEMENTWISE)
 def pow_deriv_(s, x, y, k):
-    ds = dx * pow_deriv(x, y, k + 1) + dy * (falling(y, k, 1) * pow_deriv(x, y - k, 0) + s * np.log(np.where(x == 0, 1.0, x)))
+    ds = tangent_times(dx, pow_deriv(x, y, k + 1)) + tangent_times(dy, falling(y, k, 1) * pow_deriv(x, y - k, 0) + s * np.log(np.where(x == 0, 1.0, x)))
+
+
+# the tangent of a constant (an int 0) times anything is 0 (``runtime.tangent_times``): a product otherwise
+@reverse_rule(runtime.tangent_times, name="s2sad.runtime.tangent_times", kind=ELEMENTWISE)
+def tangent_times_(z, d, c):
+    bd += bz * c
+    bc += tangent_times(d, bz)
+
+
+@forward_rule(runtime.tangent_times, name="s2sad.runtime.tangent_times", kind=ELEMENTWISE)
+def tangent_times_(z, d, c):
+    dz = tangent_times(dd, c) + tangent_times(d, dc)
+
+
+@reverse_rule(runtime.tangent_over, name="s2sad.runtime.tangent_over", kind=ELEMENTWISE)
+def tangent_over_(z, d, c):
+    bd += np.divide(bz, c)
+    bc -= tangent_times(z, np.divide(bz, c))
+
+
+@forward_rule(runtime.tangent_over, name="s2sad.runtime.tangent_over", kind=ELEMENTWISE)
+def tangent_over_(z, d, c):
+    dz = tangent_over(dd, c) - tangent_times(z, np.divide(dc, c))
+
+
+@reverse_rule(runtime.float_zeros, name="s2sad.runtime.float_zeros")
+def float_zeros_(z, t):
+    bt += bz
+
+
+@forward_rule(runtime.float_zeros, name="s2sad.runtime.float_zeros")
+def float_zeros_(z, t):
+    dz = float_zeros(dt)
 
 
 @reverse_rule(runtime.falling, name="s2sad.runtime.falling", kind=ELEMENTWISE)

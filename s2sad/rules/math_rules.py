@@ -17,6 +17,8 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     others_product,
     over_hypot,
     pow_deriv,
+    tangent_over,
+    tangent_times,
     unarray,
     unsum_items,
 )
@@ -147,7 +149,7 @@ def sqrt(y, x):
 
 @forward_rule(math.sqrt, kind=SCALAR)
 def sqrt(y, x):
-    dy = np.divide(dx, 2 * y)
+    dy = tangent_over(dx, 2 * y)
 
 
 @reverse_rule(math.tanh, kind=SCALAR)
@@ -187,7 +189,7 @@ def asin(y, x):
 
 @forward_rule(math.asin, kind=SCALAR)
 def asin(y, x):
-    dy = np.divide(dx, math.sqrt(1 - x * x))
+    dy = tangent_over(dx, math.sqrt(1 - x * x))
 
 
 @reverse_rule(math.acos, kind=SCALAR)
@@ -197,7 +199,7 @@ def acos(y, x):
 
 @forward_rule(math.acos, kind=SCALAR)
 def acos(y, x):
-    dy = -np.divide(dx, math.sqrt(1 - x * x))
+    dy = -tangent_over(dx, math.sqrt(1 - x * x))
 
 
 @reverse_rule(math.atan, kind=SCALAR)
@@ -229,7 +231,7 @@ def pow(z, x, y):
 
 @forward_rule(math.pow, kind=SCALAR)
 def pow(z, x, y):
-    dz = dx * pow_deriv(x, y, 1) + dy * z * np.log(np.where(x == 0, 1.0, x))
+    dz = tangent_times(dx, pow_deriv(x, y, 1)) + tangent_times(dy, z * np.log(np.where(x == 0, 1.0, x)))
 
 
 @reverse_rule(math.fabs, kind=SCALAR)

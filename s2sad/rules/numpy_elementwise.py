@@ -6,7 +6,7 @@ import builtins
 import numpy as np
 
 from .. import runtime
-from ..runtime import abs_sign, match_complex, modulus_nonzero, over_hypot, sinc_deriv  # noqa: F401  (names used in templates)
+from ..runtime import abs_sign, match_complex, modulus_nonzero, over_hypot, sinc_deriv, tangent_over  # noqa: F401  (names used in templates)
 from .registry import ELEMENTWISE, forward_rule, reverse_rule
 
 # fmt: off
@@ -70,7 +70,7 @@ def sqrt(y, x):
 
 @forward_rule(np.sqrt, kind=ELEMENTWISE)
 def sqrt(y, x):
-    dy = dx / (2 * y)
+    dy = tangent_over(dx, 2 * y)
 
 
 @reverse_rule(np.tanh, kind=ELEMENTWISE)
@@ -110,7 +110,7 @@ def arcsin(y, x):
 
 @forward_rule(np.arcsin, kind=ELEMENTWISE)
 def arcsin(y, x):
-    dy = dx / np.sqrt(1 - x * x)
+    dy = tangent_over(dx, np.sqrt(1 - x * x))
 
 
 @reverse_rule(np.arccos, kind=ELEMENTWISE)
@@ -120,7 +120,7 @@ def arccos(y, x):
 
 @forward_rule(np.arccos, kind=ELEMENTWISE)
 def arccos(y, x):
-    dy = -dx / np.sqrt(1 - x * x)
+    dy = -tangent_over(dx, np.sqrt(1 - x * x))
 
 
 @reverse_rule(np.arctan, kind=ELEMENTWISE)
@@ -243,7 +243,7 @@ def cbrt(y, x):
 
 @forward_rule(np.cbrt, kind=ELEMENTWISE)
 def cbrt(y, x):
-    dy = dx / (3 * y * y)
+    dy = tangent_over(dx, 3 * y * y)
 
 
 @reverse_rule(np.arcsinh, kind=ELEMENTWISE)
@@ -263,7 +263,7 @@ def arccosh(y, x):
 
 @forward_rule(np.arccosh, kind=ELEMENTWISE)
 def arccosh(y, x):
-    dy = dx / np.sqrt(x * x - 1)
+    dy = tangent_over(dx, np.sqrt(x * x - 1))
 
 
 @reverse_rule(np.arctanh, kind=ELEMENTWISE)

@@ -123,7 +123,7 @@ def broadcast_like(t, y):
     shape = _shape(y)
     if _shape(t) == shape:
         return t
-    return np.broadcast_to(t, shape)
+    return np.broadcast_to(0.0 if type(t) is int else t, shape)  # (the int 0 of a constant: zeros of y's shape)
 
 
 def unreduce(g, x, axis=None, keepdims=False):

@@ -11,7 +11,37 @@ import numpy as np
 
 from .trees import _refusal
 
-__all__ = ["pow_deriv", "falling", "sinc_deriv", "modulus_nonzero"]
+__all__ = ["pow_deriv", "falling", "sinc_deriv", "modulus_nonzero", "tangent_times", "tangent_over", "float_zeros"]
+
+
+def tangent_times(d, c):
+    """``d * c`` for a tangent ``d``, but ``d`` itself when it is the int 0 a container holds for a constant
+    (the 2 of ``(2, x)``): the tangent of a constant is exactly 0 even where the coefficient ``c`` is infinite
+    or nan (``sqrt`` at 0, ``log`` of the negative base of ``x ** 2``)."""
+    return d if type(d) is int and d == 0 else d * c
+
+
+def float_zeros(t):
+    """The tangent ``t`` a JVP returns, with the int 0s of constants (see ``tangent_times``) as 0.0, in lists, tuples
+    and dicts too."""
+    if type(t) is int and t == 0:
+        return 0.0
+    if type(t) in (list, tuple, dict) or isinstance(t, tuple) and hasattr(t, "_fields"):
+        items = t.values() if isinstance(t, dict) else t
+        if not any(type(v) is int or type(v) in (list, tuple, dict) or hasattr(v, "_fields") for v in items):
+            return t
+        if isinstance(t, dict):
+            return {k: float_zeros(v) for k, v in t.items()}
+        if hasattr(t, "_fields"):
+            return type(t)(*[float_zeros(v) for v in t])
+        return type(t)(float_zeros(v) for v in t)
+    return t
+
+
+def tangent_over(d, c):
+    """``np.divide(d, c)`` for a tangent ``d`` (inf or nan where ``c`` is 0, never ZeroDivisionError), but ``d``
+    itself when it is the int 0 of a constant (see ``tangent_times``)."""
+    return d if type(d) is int and d == 0 else np.divide(d, c)
 
 
 def _number(value, like):

@@ -27,6 +27,8 @@ __all__ = [
     "arguments_of_jacobian",
     "expect_indexed",
     "copy_dict",
+    "copy_of",
+    "deep_copy",
     "tree_zeros",
     "tree_astype",
     "tree_size",
@@ -267,6 +269,20 @@ def unset_item(g, index, like):
 def copy_dict(d):
     """A new dict holding ``d``'s items (``{**d}``)."""
     return dict(d)
+
+
+def copy_of(v):
+    """``v.copy()`` or ``copy.copy(v)`` of a value whose type is known at run time only: a new dict, list or
+    array of ``v``'s type holding the same items (a number, the tangent or adjoint of a NumPy scalar, is its
+    own copy)."""
+    if isinstance(v, (dict, list, np.ndarray, np.generic)):
+        return v.copy()
+    return copy.copy(v)
+
+
+def deep_copy(v):
+    """``copy.deepcopy(v)``: a new value sharing nothing with ``v``."""
+    return copy.deepcopy(v)
 
 
 def keys_of(d):

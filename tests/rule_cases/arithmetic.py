@@ -57,7 +57,17 @@ def truediv_broadcast(x, y):
 
 @case("operator.truediv", F(0.5, 2.0), A(3, lo=0.5, hi=2.0))
 def truediv_float(x, y):
+    return x / y + y / x
+
+
+@case("numpy.divide", F(0.5, 2.0), A(3, lo=0.5, hi=2.0))
+def divide_float(x, y):
     return np.divide(x, y) + np.true_divide(y, x)
+
+
+@case("numpy.divide", F(0.5, 2.0), F(0.5, 2.0))
+def divide_python_floats(x, y):
+    return np.divide(x, y) * np.true_divide(y, x * x)
 
 
 @case("operator.pow", P, A(4))

@@ -10,6 +10,8 @@ from s2sad.runtime import (
     arguments_of_jacobian,
     columns_of_jacobian,
     copy_dict,
+    copy_of,
+    deep_copy,
     expect_dict,
     expect_indexed,
     item_of,
@@ -106,6 +108,19 @@ def tree_add_(x, y):
 def copy_dict_(x, y):
     d = copy_dict({"u": x * y, "v": y})
     return d["u"] * d["v"]
+
+
+@case("s2sad.runtime.copy_of", A(3), A(3))
+def copy_of_(x, y):
+    d = copy_of({"u": x * y, "v": y})
+    rows = copy_of([x, y * y])
+    return d["u"] * d["v"] + rows[1] * copy_of(x)
+
+
+@case("s2sad.runtime.deep_copy", A(3), A(3))
+def deep_copy_(x, y):
+    d = deep_copy({"u": x * y, "v": [y, x]})
+    return d["u"] * d["v"][0] + d["v"][1]
 
 
 @case("s2sad.runtime.keys_of", A(3))

@@ -4,7 +4,7 @@ series replaces sinc's closed form.  Orders (k, m) are constants."""
 
 import numpy as np
 
-from s2sad.runtime import falling, modulus_nonzero, pow_deriv, sinc_deriv
+from s2sad.runtime import falling, float_zeros, modulus_nonzero, pow_deriv, sinc_deriv, tangent_over, tangent_times
 
 from . import A, F, case
 
@@ -44,3 +44,20 @@ def sinc_deriv_near_zero(x):
 @case("s2sad.runtime.modulus_nonzero", A(3, 4))
 def modulus_nonzero_(x):
     return modulus_nonzero(x) * x
+
+
+# the tangent of a constant is the int 0, whatever the coefficient: a product or quotient otherwise
+@case("s2sad.runtime.tangent_times", A(3, 4), A(3, 4))
+def tangent_times_(d, c):
+    return tangent_times(d, c) + tangent_times(0, np.inf) + tangent_times(d, np.sin(c))
+
+
+@case("s2sad.runtime.tangent_over", A(3, 4), P)
+def tangent_over_(d, c):
+    return tangent_over(d, c) + tangent_over(0, 0.0) + tangent_over(d * d, c * c)
+
+
+@case("s2sad.runtime.float_zeros", A(3), F())
+def float_zeros_(t, s):
+    pair = float_zeros((0, t * s))
+    return pair[0] + pair[1] + float_zeros({"a": s})["a"] * t
