@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from . import codegen
+from . import codegen, runtime
 from .activity import activity
 from .anf import anf, assigned_names
 from .callables import base_name
@@ -328,7 +328,9 @@ def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = Fal
     sig = signature.tree.args
     wrt = list(wrt)
     functions = []
-    primal = base_name(fn) if base_name(fn) == fn.__name__ else f"{base_name(fn)}_"  # ``lambda`` is a keyword
+    primal = base_name(fn)  # (``lambda`` is a keyword; ``tape``, ``np``: names the generated module binds)
+    if primal != fn.__name__ or hasattr(runtime, primal) or primal in ("np", "math"):
+        primal += "_"
 
     def quiet(deriv):  # f prints once: the other columns (rows) call a copy without output
         return session.quiet_generated(deriv.name, {f.name: f for f in session.gen.functions + functions})

@@ -305,3 +305,15 @@ def test_jacobian_of_a_container_w_r_t_several_arguments_has_one_layout_in_every
                 np.testing.assert_allclose(jac[0][i][..., k], want0, rtol=1e-6, atol=1e-8, err_msg=str(m))
                 np.testing.assert_allclose(jac[1]["s"][i][..., k], want_s, rtol=1e-6, atol=1e-8, err_msg=str(m))
                 np.testing.assert_allclose(jac[1]["p"][i][..., k], want_p, rtol=1e-6, atol=1e-8, err_msg=str(m))
+
+
+def tape(x, k=2.0):  # named like a runtime helper (s2sad.runtime.tape)
+    return np.sum(x * x) * k
+
+
+def test_a_function_named_like_a_runtime_helper():
+    """jacobian's wrapper called f by its own name, which the helper's import had taken (TypeError)."""
+    x = np.array([1.0, 2.0])
+    for mode in ("forward", "reverse", None):
+        np.testing.assert_allclose(s2sad.jacobian(tape, mode=mode)(x), 4.0 * x)
+    np.testing.assert_allclose(s2sad.hessian(tape)(x), 4.0 * np.eye(2))
