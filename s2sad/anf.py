@@ -257,6 +257,56 @@ def _is_super(func) -> bool:
     )
 
 
+_CONTAINER_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"}
+_CONTAINER_METHODS |= {"keys", "values", "items", "get", "update", "setdefault", "popitem"}
+
+
+_READERS = {"np", "numpy", "math", "len", "sum", "min", "max", "abs", "float", "int", "list", "tuple", "print"}
+_READERS |= {"sorted", "enumerate", "zip", "range", "isinstance", "repr", "str", "round", "any", "all"}
+
+
+def _container_copies(tree) -> set[int]:
+    """The ``v.copy()`` / ``copy.copy(v)`` calls (by id) whose result, assigned to a name, is used as a list or
+    a dict (``lst.append(...)``, ``e["a"]``, ``e.items()``) or never written in place: copied keeping their
+    type (``copy_of``).  A copy written in place (``a[0] = v``, ``a += v``, a view or item of it bound to a
+    name, or given to a user function) is followed as an array's (``np.copy``, checked to be one when the
+    code runs): a list's slice is a new list, so ``copy_of`` would make ``v = a[1:]; v *= 2`` a write that
+    ``a`` never sees, and a list's copy shares its arrays with the list."""
+    used, written = set(), set()
+
+    def root(node):
+        while isinstance(node, (gast.Subscript, gast.Attribute)):
+            node = node.value
+        return node.id if isinstance(node, gast.Name) else None
+
+    for n in walk(tree):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in _CONTAINER_METHODS:
+            if isinstance(n.func.value, gast.Name):
+                used.add(n.func.value.id)
+        if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name):
+            if isinstance(n.slice, gast.Constant) and isinstance(n.slice.value, str):
+                used.add(n.value.id)
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
+            written.add(root(n))
+        if isinstance(n, gast.AugAssign):
+            written.add(root(n.target))
+        if isinstance(n, (gast.Assign, gast.For)):  # v = a[1:], v = a.T, b = a, for row in a
+            value = n.value if isinstance(n, gast.Assign) else n.iter
+            if isinstance(value, (gast.Name, gast.Subscript, gast.Attribute)):
+                written.add(root(value))
+            elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute):
+                written.add(root(value.func.value))  # a.reshape(2, 2), a.view()
+        if isinstance(n, gast.Call) and root(n.func) not in _READERS:  # a helper may write into its arguments
+            written.update(a.id for a in n.args if isinstance(a, gast.Name))
+    used |= {n for n in {root(t) for t in walk(tree) if isinstance(t, gast.Name)} if n not in written}
+    out = set()
+    for n in walk(tree):
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
+            if n.targets[0].id in used and isinstance(n.value, gast.Call):
+                out.add(id(n.value))
+    return out
+
+
 def _mapping_params(tree) -> set[str]:
     """Parameters f never rebinds and reads with a string key (``p["w"]``): dicts (or mappings)."""
     params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
@@ -298,6 +348,7 @@ class _ANF(LoopSources):
         # may ("maybe": a user function's result)
         self.unindexed: dict[str, str] = {}
         self.mappings = _mapping_params(tree)  # parameters f reads with a string key: dicts
+        self.container_copies = _container_copies(tree)  # lst = xs.copy() used as a list or dict
         self.spelled: dict = {}  # temporary -> the user's expression it holds (for messages)
         self.current = None  # the user's statement being translated
         self.pending: set[str] = set()  # temporaries the current statement reads later (x, y = y, x)
@@ -769,6 +820,16 @@ class _ANF(LoopSources):
             return self.copy_dict(receiver, node)
         if method and isinstance(receiver, gast.Name) and self.aliases.kind_of(receiver.id) == NUMERIC:
             return None
+        if id(node) not in self.container_copies:  # written in place: followed as an array's copy (np.copy),
+            self.ns.scope.setdefault("expect_array", runtime.expect_array)  # whose views share its memory
+            message = (
+                f"`{_source(node)}` of a value that is not a NumPy array, written in place afterwards: s2sad "
+                "follows this copy as an array's (a list's copy shares its items, and a slice of it is a new "
+                "list); copy an array (np.copy), or build a new list"
+            )
+            check = gast.Call(func=name("expect_array"), args=[receiver, const(message)], keywords=[])
+            self.emit(gast.Expr(value=check), node)
+            return None
         self.ns.scope.setdefault("copy_of", runtime.copy_of)
         return gast.Call(func=name("copy_of"), args=[receiver], keywords=[])
 
@@ -865,7 +926,9 @@ class _ANF(LoopSources):
             raise self.error(node, f"{root}() cannot be differentiated: s2sad needs to see the code; write it out")
         if obj in (copy.copy, copy.deepcopy) and len(node.args) == 1 and not node.keywords:
             if obj is copy.copy:  # a new dict, list or array holding the same items, as v.copy()
-                return self.copy_call(self.atom(node.args[0]), node, method=False)
+                value = self.atom(node.args[0])
+                copied = self.copy_call(value, node, method=False)
+                return copied if copied is not None else self.np_call("copy", [value], [], node)
             self.ns.scope.setdefault("deep_copy", runtime.deep_copy)
             return gast.Call(func=name("deep_copy"), args=[self.atom(node.args[0])], keywords=[])
         if obj is dataclasses.replace or getattr(copy, "replace", None) is obj:

@@ -1,0 +1,141 @@
+"""Round 24 (blind testers adv24a/adv24b): breaks found in the final code, each exact now."""
+
+import copy
+
+import numpy as np
+import pytest
+from exact_or_refused import check
+
+import s2sad
+
+
+def assert_exact(f, args, **kw):
+    """Every mode is exact, none refused (``check`` alone accepts a located refusal)."""
+    symptoms = check(f, args, **kw)
+    assert not symptoms, "\n".join(symptoms)
+    s2sad.grad(f)(*copy.deepcopy(args))
+    s2sad.value_and_grad(f)(*copy.deepcopy(args))
+    s2sad.jvp(f)(*copy.deepcopy(args), np.ones_like(args[0]))
+    if kw.get("hessian", True):
+        s2sad.hessian(f)(*copy.deepcopy(args))
+
+
+# ---- a write through a view of x.copy() (the method) was lost: x.copy() of a value of unknown type
+# became copy_of(x), taken for a list's copy, whose slices are new lists -------------------------------
+
+G = np.ones(4)
+
+
+def view_of_method_copy(x):
+    a = x.copy()
+    v = a[1:]
+    v *= 2
+    return np.sum(a * x)
+
+
+def view_read_after(x):
+    a = x.copy()
+    v = a[1:]
+    v *= 2
+    return np.sum(v) + np.sum(a)
+
+
+def constant_through_view(x):
+    a = x.copy()
+    v = a[:2]
+    v[:] = 0.0
+    return np.sum(a * x)
+
+
+def item_through_view(x):
+    a = x.copy()
+    v = a[:2]
+    v[0] = x[3] ** 2
+    return np.sum(a * x)
+
+
+def copy_of_default(x, s=G):
+    a = s.copy()
+    v = a[1:]
+    v *= x[1:]
+    return np.sum(a * x)
+
+
+def copy_of_a_written_copy(x):
+    a = x.copy()
+    a[1:] *= 2
+    b = a.copy()
+    w = b[:2]
+    w[:] = 0
+    return np.sum(a * b)
+
+
+def view_of_copy_module(x):
+    a = copy.copy(x)
+    v = a[1:]
+    v *= 2
+    return np.sum(a * x)
+
+
+def view_of_view_in_loop(x):
+    a = x.T.copy()
+    for i in range(2):
+        v = a[i : i + 2]
+        w = v[1:]
+        w += x[i] ** 2
+    return np.sum(a * x)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        view_of_method_copy,
+        view_read_after,
+        constant_through_view,
+        item_through_view,
+        copy_of_default,
+        copy_of_a_written_copy,
+        view_of_copy_module,
+    ],
+    ids=lambda f: f.__name__,
+)
+def test_writes_through_views_of_a_copy_are_followed(f):
+    assert_exact(f, [np.array([1.0, 2.0, 3.0, 4.0])])
+
+
+def test_views_of_views_of_a_copy_in_a_loop():
+    """First order exact in every mode; the Hessian is exact or refused at the user's line."""
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    assert_exact(view_of_view_in_loop, [x], hessian=False)
+    assert not check(view_of_view_in_loop, [x])
+
+
+def test_a_copy_of_a_list_written_in_place_is_refused_at_the_line():
+    def f(xs):
+        ys = xs.copy()
+        v = ys[1:]
+        v[0] = 5.0
+        return ys[0] * ys[1]
+
+    with pytest.raises(
+        s2sad.DifferentiationError, match=r"test_round24.py:\d+:\d+: `xs.copy\(\)` of a value that is not"
+    ):
+        s2sad.grad(f)([1.0, 2.0, 3.0])
+    assert s2sad.grad(f)(np.array([1.0, 2.0, 3.0]))[0] == 5.0
+
+
+def list_copy_appended(xs):
+    ys = xs.copy()
+    ys.append(xs[0] * 3.0)
+    return sum(y * y for y in ys)
+
+
+def dict_copy_written(d):
+    e = d.copy()
+    e["a"] = e["a"] ** 2
+    return e["a"] + d["a"]
+
+
+def test_copies_used_as_lists_and_dicts_keep_their_type():
+    assert s2sad.value_and_grad(list_copy_appended)([1.0, 2.0]) == (14.0, [20.0, 4.0])
+    assert s2sad.value_and_grad(dict_copy_written)({"a": 1.5}) == (3.75, {"a": 4.0})
