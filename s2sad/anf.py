@@ -265,6 +265,11 @@ _READERS = {"np", "numpy", "math", "len", "sum", "min", "max", "abs", "float", "
 _READERS |= {"sorted", "enumerate", "zip", "range", "isinstance", "repr", "str", "round", "any", "all"}
 
 
+_READ_METHODS = {"sum", "mean", "max", "min", "std", "var", "prod", "dot", "item", "tolist", "copy", "astype"}
+_READ_METHODS |= {"all", "any", "argmax", "argmin", "cumsum", "cumprod", "keys", "values", "items", "get", "count"}
+_READ_METHODS |= {"index", "conj", "conjugate", "trace", "diagonal", "nonzero", "round", "clip", "ptp", "flatten"}
+
+
 def _container_copies(tree) -> set[int]:
     """The ``v.copy()`` / ``copy.copy(v)`` calls (by id) whose result, assigned to a name, is used as a list or
     a dict (``lst.append(...)``, ``e["a"]``, ``e.items()``) or never written in place: copied keeping their
@@ -274,9 +279,9 @@ def _container_copies(tree) -> set[int]:
     ``a`` never sees, and a list's copy shares its arrays with the list."""
     used, written = set(), set()
 
-    def root(node):
-        while isinstance(node, (gast.Subscript, gast.Attribute)):
-            node = node.value
+    def root(node):  # y of y, y[1:], y.T, y.reshape(2, 2)[0]
+        while isinstance(node, (gast.Subscript, gast.Attribute, gast.Call)):
+            node = node.func if isinstance(node, gast.Call) else node.value
         return node.id if isinstance(node, gast.Name) else None
 
     for n in walk(tree):
@@ -298,6 +303,10 @@ def _container_copies(tree) -> set[int]:
                 written.add(root(value.func.value))  # a.reshape(2, 2), a.view()
         if isinstance(n, gast.Call) and root(n.func) not in _READERS:  # a helper may write into its arguments
             written.update(a.id for a in n.args if isinstance(a, gast.Name))
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr not in _READ_METHODS:
+            written.add(root(n.func.value))  # y[:2].fill(1.0), y[1:].sort(), y.put(...): methods that may write
+        if isinstance(n, gast.Call) and any(k.arg == "out" for k in n.keywords):
+            written.update(root(k.value) for k in n.keywords if k.arg == "out")
     used |= {n for n in {root(t) for t in walk(tree) if isinstance(t, gast.Name)} if n not in written}
     out = set()
     for n in walk(tree):

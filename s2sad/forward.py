@@ -207,7 +207,7 @@ class Forward:
         if func.attr != "append" or len(call.args) != 1 or call.keywords:
             raise self.error(
                 stmt,
-                f"method .{func.attr}() changes '{receiver}' in place, which s2sad cannot "
+                f"method .{func.attr}() changes {_what(receiver, self.program.names)} in place, which s2sad cannot "
                 "differentiate; build a new value instead (list.append is supported)",
             )
         item = call.args[0]
@@ -591,3 +591,9 @@ def _signature(tree, tangents, kwonly):
         defaults=list(a.defaults),
     )
     return args
+
+
+def _what(receiver: str, names) -> str:
+    """The receiver as the user knows it: 'y' (a version y1 is y), or "a part of an array" for a temporary."""
+    users = names.users([receiver])
+    return f"'{users[0]}'" if users else "a part of an array (a slice or view)"

@@ -248,10 +248,13 @@ class _Lowering:
                     and bool(s.test.value)
                     and not any(True for _ in _own(s.body, gast.Break))
                 )
+                own_break = any(True for _ in _own(s.body, gast.Break))
                 s.body = self.returns_in_loops(s.body, True)
                 s.orelse = self.returns_in_loops(s.orelse, in_loop)
+                # ``for ... else: return e2`` with no break of its own: past the loop, it has returned
+                certain = endless or not in_loop and not own_break and bool(s.orelse) and jumps(s.orelse) == "always"
                 if len(self.sites) > before:
-                    out += [s, self.exit(in_loop, [s], s, certain=endless)]
+                    out += [s, self.exit(in_loop, [s], s, certain=certain)]
                     continue
             out.append(s)
         return out

@@ -139,3 +139,62 @@ def dict_copy_written(d):
 def test_copies_used_as_lists_and_dicts_keep_their_type():
     assert s2sad.value_and_grad(list_copy_appended)([1.0, 2.0]) == (14.0, [20.0, 4.0])
     assert s2sad.value_and_grad(dict_copy_written)({"a": 1.5}) == (3.75, {"a": 4.0})
+
+
+# ---- return in the else of a for/while loop that returns from its body (round 24: refused as "must
+# return a value on every path") ----------------------------------------------------------------------
+
+
+def for_else_returns(x):
+    for v in x:
+        if v > 1:
+            return v * 2.0 + np.sum(x**2)
+    else:
+        return x[0] ** 2 * x[2]
+
+
+def while_else_returns(x):
+    i = 0
+    while i < 3:
+        if x[i] > 1:
+            return x[i] * np.sin(x[0])
+        i += 1
+    else:
+        return x[0] ** 3
+
+
+def nested_for_else_returns(x):
+    s = 0.0
+    for k in range(2):
+        for v in x:
+            if v * k > 1:
+                return v * s
+        else:
+            s = s + x[k] ** 2
+    return s * x[1]
+
+
+@pytest.mark.parametrize("f", [for_else_returns, while_else_returns, nested_for_else_returns], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [np.array([0.5, 2.0, 0.3]), np.array([0.5, 0.2, 0.3])], ids=["returns", "else"])
+def test_return_in_a_loops_else(f, x):
+    assert_exact(f, [x])
+
+
+def test_in_place_methods_on_views_of_a_copy_are_refused_at_the_line():
+    w = np.arange(1.0, 5.0)
+
+    def filled(x):
+        y = x.copy()
+        y[:2].fill(1.0)
+        return np.sum(y * w)
+
+    def sorted_tail(x):
+        y = x.copy()
+        y[1:].sort()
+        return np.sum(y * w)
+
+    for f in (filled, sorted_tail):
+        with pytest.raises(
+            s2sad.DifferentiationError, match=r"test_round24.py:\d+:\d+: method .\w+\(\) changes a part"
+        ):
+            s2sad.grad(f)(np.array([0.3, -1.2, 2.0, 0.5]))
