@@ -202,6 +202,13 @@ def _call(call, stmt, ns: Namespace) -> Op:
     if obj is MISSING:
         if isinstance(call.func, gast.Attribute):
             what = f"method .{call.func.attr}()"
+        elif path and isinstance(call.func, gast.Name):  # l(x) of a local holding an object or function
+            what = (
+                f"{path}(), a call of an object or function s2sad cannot type where the code is generated (an "
+                "item of a list of functions or layers reached through a slice, enumerate, reversed, zip, a "
+                "comprehension or a global list: iterate `for layer in self.layers` over a parameter's or self's "
+                "list, or pass the object as an argument),"
+            )
         else:
             what = f"{path}()" if path else "a call of a computed function"
         if _of_no_items(call.func, ns):  # model.layers[i].f(a) of an empty list: never runs
