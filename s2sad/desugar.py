@@ -65,7 +65,7 @@ def _needs_work(tree, ns) -> bool:
     for n in walk(tree):
         if isinstance(n, gast.Call):
             callee = ns.lookup(n.func)
-            if _is_user_partial(callee) or _is_chain(callee) or callee is itertools.accumulate:
+            if _is_user_partial(callee) or _is_chain(callee) or callee in (itertools.accumulate, *_COMBINATORIC):
                 return True
     for n in walk(tree):
         if isinstance(n, gast.Call) and [k for k in n.keywords if k.arg == "out"] or _ufunc_outputs(n, ns):
@@ -421,6 +421,9 @@ class _Desugar:
                 return self.chained(args if callee is itertools.chain else None, args, pre, stmt)
             if callee is itertools.accumulate and _accumulate_args(node):
                 return self.accumulate(node, pre, stmt)
+            spelled = self.combinatoric(callee, node, pre, stmt)
+            if spelled is not None:
+                return self.expr(spelled, pre, stmt, test)
             if callee is math.hypot and _is_hypot_n(node, self.ns):
                 return self.hypot(node)
             spelled = _spelled_call(node, self.ns)
@@ -573,6 +576,62 @@ class _Desugar:
             ),
             stmt,
         )
+
+    def combinatoric(self, callee, call, pre, stmt):
+        """``itertools.product(a, b)`` (``repeat=k``) of sequences that are not ranges as the comprehension
+        ``[(u, v) for u in a for v in b]``; ``combinations(xs, r)``, ``permutations(xs, r)`` and
+        ``combinations_with_replacement(xs, r)`` (a literal ``r``) as ``[(xs[c[0]], xs[c[1]]) for c in
+        itertools.combinations(range(len(xs)), r)]``: the positions carry no derivative, the items do.
+        None for other calls, and for products of ranges (iterated as they are)."""
+        if callee not in _COMBINATORIC or any(isinstance(a, gast.Starred) for a in call.args):
+            return None
+        ranges = all(isinstance(a, gast.Call) and self.ns.lookup(a.func) is range for a in call.args)
+        if callee is itertools.product:
+            repeat = [k.value for k in call.keywords if k.arg == "repeat"]
+            if ranges or any(k.arg != "repeat" for k in call.keywords) or not call.args:
+                return None
+            if repeat and not (isinstance(repeat[0], gast.Constant) and type(repeat[0].value) is int):
+                return None
+            seqs = [self.atom(a, pre, stmt) for a in call.args] * (repeat[0].value if repeat else 1)
+            items = [self.fresh("item") for _ in seqs]
+            gens = [
+                gast.comprehension(target=name(v, gast.Store()), iter=copy_tree(q), ifs=[], is_async=0)
+                for v, q in zip(items, seqs)
+            ]
+            return gast.ListComp(elt=gast.Tuple(elts=[name(v) for v in items], ctx=gast.Load()), generators=gens)
+        given = dict(zip(("iterable", "r"), call.args)) | {k.arg: k.value for k in call.keywords}
+        r = given.get("r")
+        if set(given) - {"iterable", "r"} or "iterable" not in given:
+            return None
+        it = given["iterable"]
+        if isinstance(it, gast.Call) and self.ns.lookup(it.func) is range:
+            return None  # positions: iterated as they are
+        if not (isinstance(r, gast.Constant) and type(r.value) is int and r.value >= 0):
+            return None
+        xs = self.atom(given["iterable"], pre, stmt)
+        c = self.fresh("picked")
+        positions = gast.Call(
+            func=name("range"), args=[gast.Call(func=name("len"), args=[copy_tree(xs)], keywords=[])], keywords=[]
+        )
+        self.ns.scope.setdefault("itertools", itertools)
+        picks = gast.Call(
+            func=gast.Attribute(value=name("itertools"), attr=callee.__name__, ctx=gast.Load()),
+            args=[positions, const(r.value)],
+            keywords=[],
+        )
+        elt = gast.Tuple(
+            elts=[
+                gast.Subscript(
+                    value=copy_tree(xs),
+                    slice=gast.Subscript(value=name(c), slice=const(k), ctx=gast.Load()),
+                    ctx=gast.Load(),
+                )
+                for k in range(r.value)
+            ],
+            ctx=gast.Load(),
+        )
+        gen = gast.comprehension(target=name(c, gast.Store()), iter=picks, ifs=[], is_async=0)
+        return gast.ListComp(elt=elt, generators=[gen])
 
     def chained(self, parts, args, pre, stmt):
         """``itertools.chain(a, b)`` as the list ``items`` built by ``for v in a: items.append(v)`` then the
@@ -775,6 +834,10 @@ class _Desugar:
 
 
 _DICT_METHODS = ("items", "keys", "values")
+
+
+_COMBINATORIC = (itertools.product, itertools.combinations, itertools.permutations)
+_COMBINATORIC += (itertools.combinations_with_replacement,)
 
 
 def _is_chain(callee) -> bool:

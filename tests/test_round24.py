@@ -198,3 +198,56 @@ def test_in_place_methods_on_views_of_a_copy_are_refused_at_the_line():
             s2sad.DifferentiationError, match=r"test_round24.py:\d+:\d+: method .\w+\(\) changes a part"
         ):
             s2sad.grad(f)(np.array([0.3, -1.2, 2.0, 0.5]))
+
+
+# ---- itertools' combinatoric iterators over differentiated values (round 24: no derivative rule) ------
+import itertools  # noqa: E402
+
+
+def product_of_values(x):
+    s = 0.0
+    for a, b in itertools.product(x, x[:2]):
+        s = s + a * np.sin(b)
+    return s
+
+
+def product_repeat(x):
+    return sum(a * b * c for a, b, c in itertools.product(x, repeat=3))
+
+
+def combinations_of_values(x):
+    return sum(a * b**2 for a, b in itertools.combinations(x, 2))
+
+
+def permutations_of_values(x):
+    total = 0.0
+    for a, b in itertools.permutations(x, 2):
+        total = total + a / (1.0 + b**2)
+    return total
+
+
+def combinations_with_replacement_of_values(x):
+    return sum(np.tanh(a * b) for a, b in itertools.combinations_with_replacement(x, 2))
+
+
+def product_of_ranges(x):  # positions: iterated as they are
+    s = 0.0
+    for i, j in itertools.product(range(3), range(2)):
+        s = s + x[i] * x[j]
+    return s
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        product_of_values,
+        product_repeat,
+        combinations_of_values,
+        permutations_of_values,
+        combinations_with_replacement_of_values,
+        product_of_ranges,
+    ],
+    ids=lambda f: f.__name__,
+)
+def test_itertools_combinatorics_over_values(f):
+    assert_exact(f, [np.array([0.4, -1.3, 0.9])])
