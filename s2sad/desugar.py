@@ -943,8 +943,8 @@ def _dict_parameters(tree) -> set[str]:
 
 
 def _mapping_method_params(tree) -> set[str]:
-    """Parameters f never rebinds and calls ``.values()``, ``.items()``, ``.keys()`` or ``.get()`` on:
-    dicts, checked when the derivative runs."""
+    """Parameters f never rebinds, and names f binds to a dict it builds, that f calls ``.values()``,
+    ``.items()``, ``.keys()`` or ``.get()`` on: dicts, checked when the derivative runs."""
     args = tree.args
     params = {a.id for a in args.args + args.kwonlyargs + getattr(args, "posonlyargs", [])}
     stored = {n.id for n in walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
@@ -956,7 +956,20 @@ def _mapping_method_params(tree) -> set[str]:
         and n.func.attr in ("values", "items", "keys", "get")
         and isinstance(n.func.value, gast.Name)
     }
-    return (used & params) - stored
+    dicts = {
+        n.targets[0].id
+        for n in walk(tree)
+        if isinstance(n, gast.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0], gast.Name)
+        and (
+            isinstance(n.value, (gast.Dict, gast.DictComp))
+            or isinstance(n.value, gast.Call)
+            and isinstance(n.value.func, gast.Name)
+            and n.value.func.id == "dict"
+        )
+    }  # a dict f builds (checked to be one when the code runs, as a parameter is)
+    return ((used & params) - stored) | (used & dicts)
 
 
 def _is_local_value(node, ns) -> bool:

@@ -251,3 +251,19 @@ def product_of_ranges(x):  # positions: iterated as they are
 )
 def test_itertools_combinatorics_over_values(f):
     assert_exact(f, [np.array([0.4, -1.3, 0.9])])
+
+
+def values_of_a_built_dict(x):
+    d = {"a": x[0], "b": x[1] ** 2}
+    return max(d.values()) + sorted(d.values())[0] + sum(d.values()) * x[2]
+
+
+def items_of_a_built_dict(x):
+    d = dict(a=x[0], b=np.sin(x[1]))
+    pairs = list(d.items())
+    return sum(v * len(k) for k, v in pairs) + d.get("c", x[2]) ** 2
+
+
+def test_values_and_items_of_a_dict_f_builds():
+    assert_exact(values_of_a_built_dict, [np.array([1.0, 2.0, 3.0])])
+    assert_exact(items_of_a_built_dict, [np.array([1.0, 2.0, 3.0])])
