@@ -103,12 +103,16 @@ _UFUNC_METHODS = {
 
 
 def _spelled_call(call, ns):
-    """``divmod(a, b)`` as ``(a // b, a % b)`` (what Python computes, for ints and floats), and the
+    """``dict(a=x, b=y)`` as ``{"a": x, "b": y}``, ``divmod(a, b)`` as ``(a // b, a % b)`` (what Python
+    computes, for ints and floats), and the
     ufunc methods of ``_UFUNC_METHODS`` as their NumPy function with ``axis=0`` unless given; None for
     other calls."""
     if not isinstance(call, gast.Call) or any(isinstance(a, gast.Starred) for a in call.args):
         return None
     fn = ns.lookup(call.func)
+    if fn is builtins.dict and not call.args and call.keywords and all(k.arg for k in call.keywords):
+        keys = [gast.Constant(value=k.arg, kind=None) for k in call.keywords]  # dict(a=x, b=y): {"a": x, "b": y}
+        return gast.Dict(keys=keys, values=[k.value for k in call.keywords])
     if fn is builtins.divmod and len(call.args) == 2 and not call.keywords:
         a, b = call.args
         return gast.Tuple(
