@@ -110,7 +110,28 @@ def is_user_function(obj) -> bool:
     module = getattr(obj, "__module__", "") or ""
     if module == "s2sad.generated":  # derivative code s2sad made: differentiated again like the user's
         return True
-    return module.split(".")[0] not in ("numpy", "s2sad", "math", "builtins", "scipy")
+    return module.split(".")[0] not in ("numpy", "s2sad", "math", "builtins", "scipy") and not _in_stdlib(obj)
+
+
+def _stdlib_dirs() -> tuple[str, ...]:
+    import os
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return tuple(os.path.realpath(paths[k]) + os.sep for k in ("stdlib", "platstdlib") if k in paths)
+
+
+_STDLIB = _stdlib_dirs()
+
+
+def _in_stdlib(fn) -> bool:
+    """A function of Python's standard library (``statistics.mean``, ``dataclasses.asdict``): a primitive
+    without a rule (refused at the user's line), not code to differentiate through (it was refused at a
+    line of the library's own file, for its ``try`` or its ``nonlocal``)."""
+    import os
+
+    path = os.path.realpath(fn.__code__.co_filename)
+    return path.startswith(_STDLIB) and "site-packages" not in path and "dist-packages" not in path
 
 
 def classify(stmt, ns: Namespace) -> Op:

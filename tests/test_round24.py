@@ -267,3 +267,24 @@ def items_of_a_built_dict(x):
 def test_values_and_items_of_a_dict_f_builds():
     assert_exact(values_of_a_built_dict, [np.array([1.0, 2.0, 3.0])])
     assert_exact(items_of_a_built_dict, [np.array([1.0, 2.0, 3.0])])
+
+
+def test_standard_library_functions_are_primitives_refused_at_the_users_line():
+    """statistics.mean, dataclasses.asdict: refused at a line of the library's own file before."""
+    import dataclasses
+    import statistics
+
+    @dataclasses.dataclass
+    class P:
+        a: float
+        b: float
+
+    def mean_of(x):
+        return statistics.mean([x[0], x[1]]) * x[2]
+
+    def as_dict(x):
+        return dataclasses.asdict(P(x[0], x[1]))["a"] * 2.0
+
+    for f in (mean_of, as_dict):
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_round24.py:\d+:\d+: no derivative rule for"):
+            s2sad.grad(f)(np.array([1.0, 2.0, 3.0]))
