@@ -62,6 +62,18 @@ def dot(z, a, b):
     dz = np.dot(da, b) + np.dot(a, db)
 
 
+# z = Σ conj(a) b over the flattened inputs:  ā = conj(z̄ b),  b̄ = z̄ conj(a)
+@reverse_rule(np.vdot)
+def vdot(z, a, b):
+    ba += match_complex(np.reshape(np.conj(bz * np.ravel(b)), np.shape(a)), a)
+    bb += match_complex(np.reshape(bz * np.conj(np.ravel(a)), np.shape(b)), b)
+
+
+@forward_rule(np.vdot)
+def vdot(z, a, b):
+    dz = np.vdot(da, b) + np.vdot(a, db)
+
+
 @reverse_rule(np.outer)
 def outer(z, a, b):
     ba += match_complex(np.reshape(bz @ np.ravel(b), np.shape(a)), a)
@@ -274,6 +286,23 @@ def pinv(y, a, rcond=None, hermitian=False):
     dy = -y @ da @ y + (y @ yt) @ (mT(da) - (mT(da) @ ar) @ y) + (mT(da) - y @ (ar @ mT(da))) @ (yt @ y)
 
 
+# y = aⁿ (any integer n; a⁻¹ for n < 0): the derivative in direction e is the upper right block of
+# [[a, e], [0, a]]ⁿ (Mathias 1996); its adjoint is the same block with aᵀ for a: Σ (aᵀ)ᵏ ȳ (aᵀ)ⁿ⁻¹⁻ᵏ for n > 0
+@reverse_rule(np.linalg.matrix_power)
+def matrix_power(y, a, n):
+    m = np.shape(a)[-1]
+    at = mT(a)
+    big = np.concatenate([np.concatenate([at, by], axis=-1), np.concatenate([np.zeros_like(at), at], axis=-1)], axis=-2)
+    ba += match_complex(np.linalg.matrix_power(big, n)[..., :m, m:], a)
+
+
+@forward_rule(np.linalg.matrix_power)
+def matrix_power(y, a, n):
+    m = np.shape(a)[-1]
+    big = np.concatenate([np.concatenate([a, da], axis=-1), np.concatenate([np.zeros_like(a), a], axis=-1)], axis=-2)
+    dy = np.linalg.matrix_power(big, n)[..., :m, m:]
+
+
 # ---- factorizations: NumPy reads one triangle of a symmetric input ------------------------
 
 
@@ -321,6 +350,19 @@ def eigh(y, a, UPLO=None):
 def eigh(y, a, UPLO=None):
     p = np.conj(mT(y[1])) @ symmetrize(da, UPLO) @ y[1]
     dy = result_like((np.real(np.diagonal(p, axis1=-2, axis2=-1)), y[1] @ gap_weighted(y[0], p)), y)
+
+
+# w = eigvalsh(a): eigh's eigenvalues, dw = Re diag(vᴴ da v);  ā = unsymmetrize(conj(v) diag(w̄) vᵀ)
+@reverse_rule(np.linalg.eigvalsh)
+def eigvalsh(w, a, UPLO="L"):
+    v = np.linalg.eigh(a, UPLO)[1]
+    ba += unsymmetrize((np.conj(v) * np.expand_dims(np.real(bw), -2)) @ mT(v), UPLO)
+
+
+@forward_rule(np.linalg.eigvalsh)
+def eigvalsh(w, a, UPLO="L"):
+    v = np.linalg.eigh(a, UPLO)[1]
+    dw = np.real(np.sum(np.conj(v) * (symmetrize(da, UPLO) @ v), axis=-2))
 
 
 # (w, v) = eig(a), real distinct eigenvalues: as eigh with v⁻¹ for vᵀ, then each column of dv

@@ -113,6 +113,16 @@ def inner_tensors(a, b):
     return np.inner(a, b)
 
 
+@case("numpy.vdot", A(4), A(4))
+def vdot_vectors(a, b):
+    return np.vdot(a, b)
+
+
+@case("numpy.vdot", A(2, 3), A(3, 2))
+def vdot_flattens(a, b):
+    return np.vdot(a, b) * np.vdot(b, b)
+
+
 @case("numpy.outer", A(3), A(4))
 def outer_vectors(a, b):
     return np.outer(a, b)
@@ -520,6 +530,51 @@ def eigh_upper(a):
 def eigh_stacked(a):
     w, v = np.linalg.eigh(a)
     return v[:, 0] * v[:, 2] + w[:, None, :]
+
+
+@case("numpy.linalg.eigvalsh", spd(4))
+def eigvalsh_(a):
+    return np.linalg.eigvalsh(a)
+
+
+@case("numpy.linalg.eigvalsh", hpd(3))
+def eigvalsh_complex(a):
+    return np.linalg.eigvalsh(a)
+
+
+@case("numpy.linalg.eigvalsh", hpd(3))
+def eigvalsh_upper_complex(a):
+    return np.linalg.eigvalsh(a, UPLO="U")
+
+
+@case("numpy.linalg.eigvalsh", stacked(spd(3), 2))
+def eigvalsh_stacked(a):
+    return np.linalg.eigvalsh(a, "U") * np.array([1.0, 2.0, -1.0])
+
+
+@case("numpy.linalg.matrix_power", A(3, 3))
+def matrix_power_three(a):
+    return np.linalg.matrix_power(a, 3)
+
+
+@case("numpy.linalg.matrix_power", A(2, 3, 3))
+def matrix_power_stacked(a):
+    return np.linalg.matrix_power(a, 2) + np.linalg.matrix_power(a, 1)
+
+
+@case("numpy.linalg.matrix_power", A(3, 3))
+def matrix_power_zero(a):
+    return np.linalg.matrix_power(a, 0) * a
+
+
+@case("numpy.linalg.matrix_power", wellcond(3))
+def matrix_power_negative(a):
+    return np.linalg.matrix_power(a, -2)
+
+
+@case("numpy.linalg.matrix_power", stacked(wellcond(3), 2))
+def matrix_power_inverse_stacked(a):
+    return np.linalg.matrix_power(a, -1)
 
 
 @case("numpy.linalg.eig", real_eigen(3))
