@@ -25,6 +25,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     phase_over_s,
     phi,
     pick,
+    qr_checked,
     real_matrix,
     result_like,
     svd_factors,
@@ -350,6 +351,26 @@ def eigh(y, a, UPLO=None):
 def eigh(y, a, UPLO=None):
     p = np.conj(mT(y[1])) @ symmetrize(da, UPLO) @ y[1]
     dy = result_like((np.real(np.diagonal(p, axis1=-2, axis2=-1)), y[1] @ gap_weighted(y[0], p)), y)
+
+
+# (q, r) = qr(a), a real m x n with m >= n of full column rank:  X = da r⁻¹,  C = qᵀ X,  Ω = L - Lᵀ, L = tril(C, -1):
+#   dq = q Ω + X - q C,  dr = (C - Ω) r;   ā = (q̄ + q copyltu(r r̄ᵀ - q̄ᵀ q)) r⁻ᵀ, copyltu(M) = tril(M) + tril(M, -1)ᵀ
+# (Walter and Lehmann 2018); qr_checked refuses the other modes, wide, complex and rank-deficient matrices
+@reverse_rule(np.linalg.qr)
+def qr(y, a, mode="reduced"):
+    q = qr_checked(y[0], y, a, mode)
+    m = y[1] @ mT(by[1]) - mT(by[0]) @ q
+    b = by[0] + q @ (np.tril(m) + mT(np.tril(m, -1)))
+    ba += mT(np.linalg.solve(y[1], mT(b)))
+
+
+@forward_rule(np.linalg.qr)
+def qr(y, a, mode="reduced"):
+    q = qr_checked(y[0], y, a, mode)
+    x = mT(np.linalg.solve(mT(y[1]), mT(da)))
+    c = mT(q) @ x
+    w = np.tril(c, -1) - mT(np.tril(c, -1))
+    dy = result_like((q @ w + x - q @ c, (c - w) @ y[1]), y)
 
 
 # w = eigvalsh(a): eigh's eigenvalues, dw = Re diag(vᴴ da v);  ā = unsymmetrize(conj(v) diag(w̄) vᵀ)

@@ -25,6 +25,7 @@ from s2sad.runtime import (
     pick_tangent,
     power_ka,
     power_kb,
+    qr_checked,
     real_matrix,
     result_like,
     signed_minors,
@@ -530,6 +531,29 @@ def eigh_upper(a):
 def eigh_stacked(a):
     w, v = np.linalg.eigh(a)
     return v[:, 0] * v[:, 2] + w[:, None, :]
+
+
+@case("numpy.linalg.qr", A(4, 3), complex=False)
+def qr_tall(a):
+    q, r = np.linalg.qr(a)
+    return q @ (r[:, :1] * r) + q * q[0]
+
+
+@case("numpy.linalg.qr", wellcond(3), complex=False)
+def qr_square(a):
+    return np.linalg.qr(a, mode="complete")[0] * 2.0 + np.linalg.qr(a).R
+
+
+@case("numpy.linalg.qr", stacked(M(lambda rng: rng.normal(size=(5, 2))), 2), complex=False)
+def qr_stacked(a):
+    q, r = np.linalg.qr(a)
+    return q[..., :1] * r[..., :1, :]
+
+
+@case("s2sad.runtime.qr_checked", A(4, 3), complex=False)
+def qr_checked_(a):
+    y = np.linalg.qr(a)
+    return qr_checked(y[0], y, a) * qr_checked(y[1][0], y, a)
 
 
 @case("numpy.linalg.eigvalsh", spd(4))

@@ -1,0 +1,110 @@
+"""Round 24: rules for np.vdot, np.ascontiguousarray / np.asfortranarray, np.copy(order=), np.linalg.eigvalsh,
+np.linalg.matrix_power, np.median and np.linalg.qr, checked in every mode on user code, and QR's refusals
+(other modes, wide, complex, rank-deficient) at the user's line."""
+
+import numpy as np
+import pytest
+
+import s2sad
+from tests.exact_or_refused import assert_exact_or_refused, check
+
+RNG = np.random.default_rng(24)
+
+
+def vdot_complex(a, b):
+    return np.real(np.vdot(a, b) * np.vdot(b, a * 1j))
+
+
+def contiguous(x):
+    y = np.ascontiguousarray(x.T)
+    z = np.asfortranarray(x) * 2.0
+    return np.sum(y.T * z) + np.sum(x.copy(order="F") ** 3)
+
+
+def median_ties(x):
+    return np.median(np.concatenate([x, x[:2]]), axis=None) + np.sum(np.median(x.reshape(2, 3), axis=0) ** 2)
+
+
+def median_keepdims(x):
+    return np.sum(np.median(x, axis=-1, keepdims=True) * x)
+
+
+def power(a):
+    return np.sum(np.linalg.matrix_power(a, 3) + np.linalg.matrix_power(a, -1) * 0.5 + np.linalg.matrix_power(a, 0))
+
+
+def eigvals_loss(a):
+    w = np.linalg.eigvalsh(a @ a.T)
+    return np.sum(w * np.arange(1.0, 4.0)) + w[0] ** 2
+
+
+def qr_loss(a):
+    q, r = np.linalg.qr(a)
+    return np.sum(q[0] * r[0]) + np.sum(np.abs(np.diagonal(r))) + np.sum(q[:, 1] ** 3)
+
+
+CASES = [
+    (vdot_complex, (RNG.normal(size=(2, 3)) + 1j * RNG.normal(size=(2, 3)), RNG.normal(size=6) + 0j)),
+    (contiguous, (RNG.normal(size=(3, 4)),)),
+    (median_ties, (RNG.normal(size=6),)),
+    (median_keepdims, (RNG.normal(size=(2, 5)),)),
+    (power, (RNG.normal(size=(3, 3)) + 3 * np.eye(3),)),
+    (eigvals_loss, (RNG.normal(size=(3, 3)),)),
+    (qr_loss, (RNG.normal(size=(4, 3)),)),
+]
+
+
+@pytest.mark.parametrize("f, args", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_exact_in_every_mode(f, args):
+    assert_exact_or_refused(f, args)
+    assert not check(f, args), "refused, expected exact"
+
+
+def test_median_ties_follow_sort():
+    # two equal middle elements of an odd count: the derivative goes to the one np.sort puts in the middle
+    g = s2sad.grad(lambda x: np.median(x))(np.array([3.0, 1.0, 1.0]))
+    order = np.argsort(np.array([3.0, 1.0, 1.0]), kind="stable")
+    expected = np.zeros(3)
+    expected[order[1]] = 1.0
+    np.testing.assert_array_equal(g, expected)
+
+
+def qr_wide(a):
+    return np.sum(np.linalg.qr(a)[1])
+
+
+def qr_complete(a):
+    return np.sum(np.linalg.qr(a, mode="complete")[0])
+
+
+def qr_r_only(a):
+    return np.sum(np.linalg.qr(a, mode="r"))
+
+
+def qr_rank_deficient(a):
+    b = np.stack([a[:, 0], a[:, 0] * 2.0, a[:, 1]], axis=1)
+    return np.sum(np.linalg.qr(b)[0])
+
+
+def qr_complex(a):
+    return np.real(np.sum(np.linalg.qr(a * (1.0 + 1j))[1]))
+
+
+@pytest.mark.parametrize(
+    "f, shape, message",
+    [
+        (qr_wide, (2, 4), "wide"),
+        (qr_complete, (4, 2), "mode='complete'"),
+        (qr_r_only, (4, 2), "mode='r'"),
+        (qr_rank_deficient, (4, 2), "full column rank"),
+        (qr_complex, (4, 2), "real matrices only"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_qr_refused_at_the_users_line(f, shape, message, mode):
+    a = RNG.normal(size=shape)
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round24_rules\.py:\d+:\d+: .*" + message):
+        if mode == "grad":
+            s2sad.grad(f)(a)
+        else:
+            s2sad.jvp(f)(a, np.ones(shape))
