@@ -108,3 +108,21 @@ def test_qr_refused_at_the_users_line(f, shape, message, mode):
             s2sad.grad(f)(a)
         else:
             s2sad.jvp(f)(a, np.ones(shape))
+
+
+def _same(t):
+    return t
+
+
+def qr_result_passed_twice(a):
+    # the adjoints of a QRResult reaching it from two calls are added part by part (``+`` had joined the two
+    # tuples into one of four parts, losing the second's: a wrong gradient)
+    t = np.linalg.qr(a)
+    u = _same(t)
+    v = _same(t)
+    return np.sum(u[0] * u[1][0]) + np.sum(v[0] ** 2 * v[1][0])
+
+
+def test_qr_result_passed_twice():
+    assert_exact_or_refused(qr_result_passed_twice, (RNG.normal(size=(4, 3)),))
+    assert not check(qr_result_passed_twice, (RNG.normal(size=(4, 3)),))
