@@ -126,3 +126,14 @@ def qr_result_passed_twice(a):
 def test_qr_result_passed_twice():
     assert_exact_or_refused(qr_result_passed_twice, (RNG.normal(size=(4, 3)),))
     assert not check(qr_result_passed_twice, (RNG.normal(size=(4, 3)),))
+
+
+def median_overwrite(x):
+    m = np.median(x, overwrite_input=True)
+    return m * np.sum(x * np.arange(5.0))
+
+
+def test_median_overwrite_input_refused():
+    # overwrite_input=True partitions x in place: refused, not a gradient through the moved elements
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round24_rules\.py:\d+:\d+: "):
+        s2sad.grad(median_overwrite)(RNG.normal(size=5))

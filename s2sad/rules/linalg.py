@@ -1,8 +1,8 @@
-"""Products and linear algebra: dot, inner, outer, trace, norm, tensordot, einsum, kron, cross and
-``numpy.linalg`` (inv, det, slogdet, solve, cholesky, eigh, eig, svd, pinv).
+"""Products and linear algebra: dot, vdot, inner, outer, trace, norm, tensordot, einsum, kron, cross and
+``numpy.linalg`` (inv, matrix_power, det, slogdet, solve, cholesky, qr, eigh, eigvalsh, eig, svd, pinv).
 
 Matrices may be stacked wherever NumPy allows it: ``mT`` transposes each matrix of a stack.
-Primitives returning several arrays (slogdet, eigh, eig, svd) have a tuple adjoint ``by`` (zeros
+Primitives returning several arrays (slogdet, qr, eigh, eig, svd) have a tuple adjoint ``by`` (zeros
 for the parts the code does not use) and a tuple tangent ``dy``.  The longer derivations (svd, eig,
 norms) live in ``s2sad/runtime/linalg.py``, one helper each with its formula.
 """

@@ -46,14 +46,15 @@ def mean(y, a, axis=None, keepdims=False):
 
 
 # the middle element of each sorted lane (the mean of the two middle ones for an even count): y = Σ w a near a,
-# w = median_weights(a, axis) constant there (ties in np.sort's stable order, as sort's rule takes them)
+# w = median_weights(a, axis) constant there (ties in np.sort's stable order, as sort's rule takes them);
+# out= and overwrite_input= (which partitions a in place) are not in the template: refused
 @reverse_rule(np.median, kind=REDUCTION)
-def median(y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+def median(y, a, axis=None, *, keepdims=False):
     ba += match_complex(unreduce(by, a, axis, keepdims) * median_weights(a, axis), a)
 
 
 @forward_rule(np.median, kind=REDUCTION)
-def median(y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+def median(y, a, axis=None, *, keepdims=False):
     dy = np.sum(median_weights(a, axis) * da, axis=axis, keepdims=keepdims)
 
 
