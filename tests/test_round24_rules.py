@@ -137,3 +137,53 @@ def test_median_overwrite_input_refused():
     # overwrite_input=True partitions x in place: refused, not a gradient through the moved elements
     with pytest.raises(s2sad.DifferentiationError, match=r"test_round24_rules\.py:\d+:\d+: "):
         s2sad.grad(median_overwrite)(RNG.normal(size=5))
+
+
+def lstsq_fit(a, b):
+    x, res, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    return np.sum(x**2) + np.sum(res) * s[0] + rank
+
+
+def lstsq_square(a, b):
+    return np.sum(np.linalg.lstsq(a, b)[0] ** 3)
+
+
+def test_lstsq_exact_in_every_mode():
+    for f, args in [
+        (lstsq_fit, (RNG.normal(size=(6, 3)), RNG.normal(size=(6, 2)))),
+        (lstsq_fit, (RNG.normal(size=(6, 3)), RNG.normal(size=6))),
+        (lstsq_square, (RNG.normal(size=(3, 3)) + 3 * np.eye(3), RNG.normal(size=3))),
+    ]:
+        assert_exact_or_refused(f, args)
+        assert not check(f, args), "refused, expected exact"
+
+
+def lstsq_wide(a, b):
+    return np.sum(np.linalg.lstsq(a, b)[0])
+
+
+def lstsq_rank_deficient(a, b):
+    c = np.stack([a[:, 0], a[:, 0] * 2.0], axis=1)
+    return np.sum(np.linalg.lstsq(c, b)[0])
+
+
+def lstsq_complex(a, b):
+    return np.real(np.sum(np.linalg.lstsq(a, b * 1j)[0]))
+
+
+@pytest.mark.parametrize(
+    "f, shape, message",
+    [
+        (lstsq_wide, (2, 4), "full column rank"),
+        (lstsq_rank_deficient, (4, 2), "full column rank"),
+        (lstsq_complex, (4, 2), "real matrices only"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_lstsq_refused_at_the_users_line(f, shape, message, mode):
+    a, b = RNG.normal(size=shape), RNG.normal(size=shape[0])
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round24_rules\.py:\d+:\d+: .*" + message):
+        if mode == "grad":
+            s2sad.grad(f)(a, b)
+        else:
+            s2sad.jvp(f)(a, b, np.ones(shape))

@@ -18,6 +18,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     eigenvector_adjoint,
     from_columns,
     gap_weighted,
+    lstsq_checked,
     match_complex,
     mT,
     nonsingular,
@@ -45,6 +46,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     untensordot_a,
     untensordot_b,
     untrace,
+    zeros_like,
 )
 from .registry import ELEMENTWISE, REDUCTION, forward_rule, reverse_rule
 
@@ -302,6 +304,32 @@ def matrix_power(y, a, n):
     m = np.shape(a)[-1]
     big = np.concatenate([np.concatenate([a, da], axis=-1), np.concatenate([np.zeros_like(a), a], axis=-1)], axis=-2)
     dy = np.linalg.matrix_power(big, n)[..., :m, m:]
+
+
+# (x, res, rank, s) = lstsq(a, b), real a of full column rank, b as columns (1-d b: one):  r = b - a x,
+#   dx = (aᵀa)⁻¹ (daᵀ r - aᵀ da x + aᵀ db),  dres = 2 Σᵢ r (db - da x) (aᵀ r = 0),  ds = diag(uᵀ da v) (svd's);
+#   z = (aᵀa)⁻¹ x̄,  b̄ = a z + 2 r res̄,  ā = r zᵀ - b̄ xᵀ + u diag(s̄) vᵀ.  res is empty for a square a: e (k x 0 or
+#   k x k, the identity) maps its seed and tangent to and from length k
+@reverse_rule(np.linalg.lstsq)
+def lstsq(y, a, b, rcond=None):
+    xc = as_columns(lstsq_checked(y[0], y, a, b), b)
+    r = as_columns(b, b) - a @ xc
+    z = np.linalg.solve(mT(a) @ a, as_columns(by[0], b))
+    gb = a @ z + 2.0 * r * (by[1] @ np.eye(np.size(y[1]), np.shape(r)[-1]))
+    f = np.linalg.svd(a, full_matrices=False)
+    ba += r @ mT(z) - gb @ mT(xc) + (f[0] * by[3]) @ f[2]
+    bb += from_columns(gb, b)
+
+
+@forward_rule(np.linalg.lstsq)
+def lstsq(y, a, b, rcond=None):
+    xc = as_columns(lstsq_checked(y[0], y, a, b), b)
+    r = as_columns(b, b) - a @ xc
+    t = as_columns(db, b) - da @ xc
+    dx = np.linalg.solve(mT(a) @ a, mT(da) @ r + mT(a) @ t)
+    dres = np.sum(2.0 * r * t, axis=0) @ mT(np.eye(np.size(y[1]), np.shape(r)[-1]))
+    f = np.linalg.svd(a, full_matrices=False)
+    dy = (from_columns(dx, b), dres, 0.0 * y[2], zeros_like(y[3]) + np.diagonal(mT(f[0]) @ da @ mT(f[2])))
 
 
 # ---- factorizations: NumPy reads one triangle of a symmetric input ------------------------

@@ -329,6 +329,16 @@ def nonsingular_(z, a, sign):
     ba += bz
 
 
+@forward_rule(runtime.lstsq_checked, name="s2sad.runtime.lstsq_checked")
+def lstsq_checked_(z, x, y, a, b):
+    dz = dx
+
+
+@reverse_rule(runtime.lstsq_checked, name="s2sad.runtime.lstsq_checked")
+def lstsq_checked_(z, x, y, a, b):
+    bx += bz
+
+
 @forward_rule(runtime.qr_checked, name="s2sad.runtime.qr_checked")
 def qr_checked_(z, x, y, a, mode="reduced"):
     dz = dx

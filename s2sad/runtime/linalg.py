@@ -18,6 +18,7 @@ from .core import unbroadcast, unnorm, unreduce
 from .trees import _refusal
 
 __all__ = [
+    "lstsq_checked",
     "qr_checked",
     "untrace",
     "unnorm_ord",
@@ -794,6 +795,17 @@ def qr_checked(x, y, a, mode="reduced"):
     top = np.max(d, axis=-1, keepdims=True) if n else d
     if np.any(d <= n * np.finfo(float).eps * top):
         raise _refusal("np.linalg.qr of a matrix without full column rank has no derivative")
+    return x
+
+
+def lstsq_checked(x, y, a, b):
+    """``x`` itself, after checking that ``y = np.linalg.lstsq(a, b)`` has the derivative s2sad gives: real ``a``
+    and ``b``, ``a`` with no more columns than rows and of full column rank (``y[2]``, NumPy's rank under rcond)."""
+    _real_only(a, "np.linalg.lstsq")
+    _real_only(b, "np.linalg.lstsq")
+    m, n = np.shape(a)[-2:]
+    if n > m or y[2] < n:
+        raise _refusal("np.linalg.lstsq of a matrix without full column rank (or wide) is not supported")
     return x
 
 

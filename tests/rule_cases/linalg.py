@@ -12,6 +12,7 @@ from s2sad.runtime import (
     eigenvector_adjoint,
     from_columns,
     gap_weighted,
+    lstsq_checked,
     mT,
     nonsingular,
     norm_law,
@@ -554,6 +555,35 @@ def qr_stacked(a):
 def qr_checked_(a):
     y = np.linalg.qr(a)
     return qr_checked(y[0], y, a) * qr_checked(y[1][0], y, a)
+
+
+@case("numpy.linalg.lstsq", A(5, 3), A(5), complex=False)
+def lstsq_vector(a, b):
+    return np.linalg.lstsq(a, b, rcond=None)[0]
+
+
+@case("numpy.linalg.lstsq", A(5, 2), A(5, 3), complex=False)
+def lstsq_columns(a, b):
+    x, res, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    return x * res + s[0]
+
+
+@case("numpy.linalg.lstsq", A(5, 2), A(5), complex=False)
+def lstsq_residual(a, b):
+    x, res, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    return res * x + s * rank
+
+
+@case("numpy.linalg.lstsq", wellcond(3), A(3, 2), complex=False)
+def lstsq_square(a, b):
+    x, res, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    return x * s[1]
+
+
+@case("s2sad.runtime.lstsq_checked", A(4, 2), A(4), complex=False)
+def lstsq_checked_(a, b):
+    y = np.linalg.lstsq(a, b)
+    return lstsq_checked(y[0], y, a, b) * b[0]
 
 
 @case("numpy.linalg.eigvalsh", spd(4))
