@@ -187,3 +187,15 @@ def test_lstsq_refused_at_the_users_line(f, shape, message, mode):
             s2sad.grad(f)(a, b)
         else:
             s2sad.jvp(f)(a, b, np.ones(shape))
+
+
+def matrix_power_one_written(a):
+    # np.linalg.matrix_power(q, 1) is q itself: the write changes q too (it was taken for a new array)
+    q = a * 1.0
+    r = np.linalg.matrix_power(q, 1)
+    r[0, 0] = 5.0
+    return np.sum(q * np.linalg.matrix_power(a * 1.0, 1) * r)
+
+
+def test_matrix_power_one_is_its_argument():
+    assert_exact_or_refused(matrix_power_one_written, (RNG.normal(size=(2, 2)),))
