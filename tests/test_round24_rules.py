@@ -58,7 +58,8 @@ CASES = [
 def test_exact_in_every_mode(f, args):
     assert_exact_or_refused(f, args)
     s2sad.grad(f)(*args)  # exact, not refused
-    s2sad.hessian(f)(*args)
+    if not np.iscomplexobj(args[0]):  # a hessian w.r.t. a complex argument is refused by design
+        s2sad.hessian(f)(*args)
 
 
 def test_median_ties_follow_sort():
