@@ -32,6 +32,7 @@ def may_be_containers(program) -> set[str]:
     # adjoints are added part by part (``+`` would join two lists into a longer one)
     sequences = [np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, np.atleast_1d, np.atleast_2d]
     sequences += [np.atleast_3d, np.gradient, np.linalg.svd, np.linalg.eig, np.linalg.eigh, np.linalg.slogdet]
+    sequences += [np.linalg.qr, np.linalg.lstsq]
     sequences += [
         R.svd_factors,
         R.svd_seed,

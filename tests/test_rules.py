@@ -143,6 +143,14 @@ ORDER3_RULES = (
     "numpy.linalg.norm",
     "numpy.var",
     "numpy.std",
+    "numpy.vdot",
+    "numpy.ascontiguousarray",
+    "numpy.asfortranarray",
+    "numpy.median",
+    "numpy.linalg.matrix_power",
+    "numpy.linalg.eigvalsh",
+    "numpy.linalg.qr",
+    "numpy.linalg.lstsq",
 )
 # cases (rule:function, real and complex) whose third derivative is refused with a located DifferentiationError:
 # the spectral and nuclear norms (their dW goes through svd once: unnorm_ord_tangent / unnorm_ord_cotangent)

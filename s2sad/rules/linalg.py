@@ -1,8 +1,8 @@
-"""Products and linear algebra: dot, inner, outer, trace, norm, tensordot, einsum, kron, cross and
-``numpy.linalg`` (inv, det, slogdet, solve, cholesky, eigh, eig, svd, pinv).
+"""Products and linear algebra: dot, vdot, inner, outer, trace, norm, tensordot, einsum, kron, cross and
+``numpy.linalg`` (inv, matrix_power, det, slogdet, solve, cholesky, qr, eigh, eigvalsh, eig, svd, pinv).
 
 Matrices may be stacked wherever NumPy allows it: ``mT`` transposes each matrix of a stack.
-Primitives returning several arrays (slogdet, eigh, eig, svd) have a tuple adjoint ``by`` (zeros
+Primitives returning several arrays (slogdet, qr, eigh, eig, svd) have a tuple adjoint ``by`` (zeros
 for the parts the code does not use) and a tuple tangent ``dy``.  The longer derivations (svd, eig,
 norms) live in ``s2sad/runtime/linalg.py``, one helper each with its formula.
 """
@@ -18,6 +18,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     eigenvector_adjoint,
     from_columns,
     gap_weighted,
+    lstsq_checked,
     match_complex,
     mT,
     nonsingular,
@@ -25,6 +26,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     phase_over_s,
     phi,
     pick,
+    qr_checked,
     real_matrix,
     result_like,
     svd_factors,
@@ -44,6 +46,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     untensordot_a,
     untensordot_b,
     untrace,
+    zeros_like,
 )
 from .registry import ELEMENTWISE, REDUCTION, forward_rule, reverse_rule
 
@@ -60,6 +63,18 @@ def dot(z, a, b):
 @forward_rule(np.dot)
 def dot(z, a, b):
     dz = np.dot(da, b) + np.dot(a, db)
+
+
+# z = Σ conj(a) b over the flattened inputs:  ā = conj(z̄ b),  b̄ = z̄ conj(a)
+@reverse_rule(np.vdot)
+def vdot(z, a, b):
+    ba += match_complex(np.reshape(np.conj(bz * np.ravel(b)), np.shape(a)), a)
+    bb += match_complex(np.reshape(bz * np.conj(np.ravel(a)), np.shape(b)), b)
+
+
+@forward_rule(np.vdot)
+def vdot(z, a, b):
+    dz = np.vdot(da, b) + np.vdot(a, db)
 
 
 @reverse_rule(np.outer)
@@ -274,6 +289,49 @@ def pinv(y, a, rcond=None, hermitian=False):
     dy = -y @ da @ y + (y @ yt) @ (mT(da) - (mT(da) @ ar) @ y) + (mT(da) - y @ (ar @ mT(da))) @ (yt @ y)
 
 
+# y = aⁿ (any integer n; a⁻¹ for n < 0): the derivative in direction e is the upper right block of
+# [[a, e], [0, a]]ⁿ (Mathias 1996); its adjoint is the same block with aᵀ for a: Σ (aᵀ)ᵏ ȳ (aᵀ)ⁿ⁻¹⁻ᵏ for n > 0
+@reverse_rule(np.linalg.matrix_power)
+def matrix_power(y, a, n):
+    m = np.shape(a)[-1]
+    at = mT(a)
+    big = np.concatenate([np.concatenate([at, by], axis=-1), np.concatenate([np.zeros_like(at), at], axis=-1)], axis=-2)
+    ba += match_complex(np.linalg.matrix_power(big, n)[..., :m, m:], a)
+
+
+@forward_rule(np.linalg.matrix_power)
+def matrix_power(y, a, n):
+    m = np.shape(a)[-1]
+    big = np.concatenate([np.concatenate([a, da], axis=-1), np.concatenate([np.zeros_like(a), a], axis=-1)], axis=-2)
+    dy = np.linalg.matrix_power(big, n)[..., :m, m:]
+
+
+# (x, res, rank, s) = lstsq(a, b), real a of full column rank, b as columns (1-d b: one):  r = b - a x,
+#   dx = (aᵀa)⁻¹ (daᵀ r - aᵀ da x + aᵀ db),  dres = 2 Σᵢ r (db - da x) (aᵀ r = 0),  ds = diag(uᵀ da v) (svd's);
+#   z = (aᵀa)⁻¹ x̄,  b̄ = a z + 2 r res̄,  ā = r zᵀ - b̄ xᵀ + u diag(s̄) vᵀ.  res is empty for a square a: e (k x 0 or
+#   k x k, the identity) maps its seed and tangent to and from length k
+@reverse_rule(np.linalg.lstsq)
+def lstsq(y, a, b, rcond=None):
+    xc = as_columns(lstsq_checked(y[0], y, a, b), b)
+    r = as_columns(b, b) - a @ xc
+    z = np.linalg.solve(mT(a) @ a, as_columns(by[0], b))
+    gb = a @ z + 2.0 * r * (by[1] @ np.eye(np.size(y[1]), np.shape(r)[-1]))
+    f = np.linalg.svd(a, full_matrices=False)
+    ba += r @ mT(z) - gb @ mT(xc) + (f[0] * by[3]) @ f[2]
+    bb += from_columns(gb, b)
+
+
+@forward_rule(np.linalg.lstsq)
+def lstsq(y, a, b, rcond=None):
+    xc = as_columns(lstsq_checked(y[0], y, a, b), b)
+    r = as_columns(b, b) - a @ xc
+    t = as_columns(db, b) - da @ xc
+    dx = np.linalg.solve(mT(a) @ a, mT(da) @ r + mT(a) @ t)
+    dres = np.sum(2.0 * r * t, axis=0) @ mT(np.eye(np.size(y[1]), np.shape(r)[-1]))
+    f = np.linalg.svd(a, full_matrices=False)
+    dy = (from_columns(dx, b), dres, 0.0 * y[2], zeros_like(y[3]) + np.diagonal(mT(f[0]) @ da @ mT(f[2])))
+
+
 # ---- factorizations: NumPy reads one triangle of a symmetric input ------------------------
 
 
@@ -321,6 +379,39 @@ def eigh(y, a, UPLO=None):
 def eigh(y, a, UPLO=None):
     p = np.conj(mT(y[1])) @ symmetrize(da, UPLO) @ y[1]
     dy = result_like((np.real(np.diagonal(p, axis1=-2, axis2=-1)), y[1] @ gap_weighted(y[0], p)), y)
+
+
+# (q, r) = qr(a), a real m x n with m >= n of full column rank:  X = da r⁻¹,  C = qᵀ X,  Ω = L - Lᵀ, L = tril(C, -1):
+#   dq = q Ω + X - q C,  dr = (C - Ω) r;   ā = (q̄ + q copyltu(r r̄ᵀ - q̄ᵀ q)) r⁻ᵀ, copyltu(M) = tril(M) + tril(M, -1)ᵀ
+# (Walter and Lehmann 2018); qr_checked refuses the other modes, wide, complex and rank-deficient matrices
+@reverse_rule(np.linalg.qr)
+def qr(y, a, mode="reduced"):
+    q = qr_checked(y[0], y, a, mode)
+    m = y[1] @ mT(by[1]) - mT(by[0]) @ q
+    b = by[0] + q @ (np.tril(m) + mT(np.tril(m, -1)))
+    ba += mT(np.linalg.solve(y[1], mT(b)))
+
+
+@forward_rule(np.linalg.qr)
+def qr(y, a, mode="reduced"):
+    q = qr_checked(y[0], y, a, mode)
+    x = mT(np.linalg.solve(mT(y[1]), mT(da)))
+    c = mT(q) @ x
+    w = np.tril(c, -1) - mT(np.tril(c, -1))
+    dy = result_like((q @ w + x - q @ c, (c - w) @ y[1]), y)
+
+
+# w = eigvalsh(a): eigh's eigenvalues, dw = Re diag(vᴴ da v);  ā = unsymmetrize(conj(v) diag(w̄) vᵀ)
+@reverse_rule(np.linalg.eigvalsh)
+def eigvalsh(w, a, UPLO="L"):
+    v = np.linalg.eigh(a, UPLO)[1]
+    ba += unsymmetrize((np.conj(v) * np.expand_dims(np.real(bw), -2)) @ mT(v), UPLO)
+
+
+@forward_rule(np.linalg.eigvalsh)
+def eigvalsh(w, a, UPLO="L"):
+    v = np.linalg.eigh(a, UPLO)[1]
+    dw = np.real(np.sum(np.conj(v) * (symmetrize(da, UPLO) @ v), axis=-2))
 
 
 # (w, v) = eig(a), real distinct eigenvalues: as eigh with v⁻¹ for vᵀ, then each column of dv

@@ -329,6 +329,26 @@ def nonsingular_(z, a, sign):
     ba += bz
 
 
+@forward_rule(runtime.lstsq_checked, name="s2sad.runtime.lstsq_checked")
+def lstsq_checked_(z, x, y, a, b):
+    dz = dx
+
+
+@reverse_rule(runtime.lstsq_checked, name="s2sad.runtime.lstsq_checked")
+def lstsq_checked_(z, x, y, a, b):
+    bx += bz
+
+
+@forward_rule(runtime.qr_checked, name="s2sad.runtime.qr_checked")
+def qr_checked_(z, x, y, a, mode="reduced"):
+    dz = dx
+
+
+@reverse_rule(runtime.qr_checked, name="s2sad.runtime.qr_checked")
+def qr_checked_(z, x, y, a, mode="reduced"):
+    bx += bz
+
+
 @forward_rule(runtime.real_matrix, name="s2sad.runtime.real_matrix")
 def real_matrix_(z, a, what=None):
     dz = da

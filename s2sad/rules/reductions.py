@@ -9,6 +9,7 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     axes_last,
     cumprod_tangent,
     match_complex,
+    median_weights,
     others_product,
     over_std,
     spread_weights,
@@ -42,6 +43,19 @@ def mean(y, a, axis=None, keepdims=False):
 @forward_rule(np.mean, kind=REDUCTION)
 def mean(y, a, axis=None, keepdims=False):
     dy = np.mean(da, axis=axis, keepdims=keepdims)
+
+
+# the middle element of each sorted lane (the mean of the two middle ones for an even count): y = Σ w a near a,
+# w = median_weights(a, axis) constant there (ties in np.sort's stable order, as sort's rule takes them);
+# out= and overwrite_input= (which partitions a in place) are not in the template: refused
+@reverse_rule(np.median, kind=REDUCTION)
+def median(y, a, axis=None, *, keepdims=False):
+    ba += match_complex(unreduce(by, a, axis, keepdims) * median_weights(a, axis), a)
+
+
+@forward_rule(np.median, kind=REDUCTION)
+def median(y, a, axis=None, *, keepdims=False):
+    dy = np.sum(median_weights(a, axis) * da, axis=axis, keepdims=keepdims)
 
 
 # dy = sum(p * da), p[i] the product of the other factors of a in its reduction, exact with zeros

@@ -45,6 +45,7 @@ from .registry import forward_rule, nondifferentiable, reverse_rule
 
 # fmt: off
 nondifferentiable(runtime.zeros_like, name="s2sad.runtime.zeros_like")
+nondifferentiable(runtime.median_weights, name="s2sad.runtime.median_weights")
 nondifferentiable(runtime.expect_scalar, name="s2sad.runtime.expect_scalar")
 nondifferentiable(runtime.real_numbers, name="s2sad.runtime.real_numbers")
 nondifferentiable(runtime.real_arrays, name="s2sad.runtime.real_arrays")

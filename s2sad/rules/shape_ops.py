@@ -507,13 +507,35 @@ def getitem(y, x, index):
 
 
 @reverse_rule(np.copy)
-def copy(y, a):
+def copy(y, a, order="K"):
+    """``order`` sets the memory layout only."""
     ba += by
 
 
 @forward_rule(np.copy)
-def copy(y, a):
+def copy(y, a, order="K"):
     dy = np.copy(da)
+
+
+@reverse_rule(np.ascontiguousarray)
+def ascontiguousarray(y, a):
+    """The values of ``a`` (at least 1-d: a scalar comes back as one element)."""
+    ba += unarray(np.reshape(by, np.shape(a)), a)
+
+
+@forward_rule(np.ascontiguousarray)
+def ascontiguousarray(y, a):
+    dy = np.ascontiguousarray(da)
+
+
+@reverse_rule(np.asfortranarray)
+def asfortranarray(y, a):
+    ba += unarray(np.reshape(by, np.shape(a)), a)
+
+
+@forward_rule(np.asfortranarray)
+def asfortranarray(y, a):
+    dy = np.asfortranarray(da)
 
 
 @reverse_rule(builtins.float)

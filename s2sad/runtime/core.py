@@ -30,6 +30,7 @@ __all__ = [
     "broadcast_like",
     "unbroadcast",
     "unreduce",
+    "median_weights",
     "norm_moves",
     "over_hypot",
     "hypot_moves",
@@ -668,3 +669,21 @@ def own(g):
     if is_tree(g):
         return g  # containers are never written into (add_at copies them)
     return np.array(g)
+
+
+def median_weights(a, axis=None):
+    """The weights ``w`` with ``np.median(a, axis) == np.sum(w * a, axis)`` near ``a``: 1 at the middle element
+    of each sorted lane, 1/2 at each of the two middle ones for an even count; ties in np.sort's (stable) order."""
+    a = np.asarray(a)
+    axes = tuple(range(a.ndim)) if axis is None else ((axis,) if np.ndim(axis) == 0 else tuple(axis))
+    axes = tuple(k % max(a.ndim, 1) for k in axes) if a.ndim else ()
+    ends = tuple(range(a.ndim - len(axes), a.ndim))
+    moved = np.moveaxis(a, axes, ends)
+    lanes = moved.reshape(moved.shape[: a.ndim - len(axes)] + (-1,))
+    n = lanes.shape[-1]
+    order = np.argsort(lanes, axis=-1, kind="stable")
+    w = np.zeros(lanes.shape)
+    middle = sorted({(n - 1) // 2, n // 2}) if n else []
+    for k in middle:
+        np.put_along_axis(w, order[..., k : k + 1], 1.0 / len(middle), axis=-1)
+    return np.moveaxis(w.reshape(moved.shape), ends, axes)

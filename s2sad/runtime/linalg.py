@@ -18,6 +18,8 @@ from .core import unbroadcast, unnorm, unreduce
 from .trees import _refusal
 
 __all__ = [
+    "lstsq_checked",
+    "qr_checked",
     "untrace",
     "unnorm_ord",
     "unnorm_ord_tangent",
@@ -777,6 +779,34 @@ def result_like(parts, y):
     if isinstance(y, tuple) and hasattr(y, "_fields") and isinstance(parts, (tuple, list)):
         return type(y)(*parts)
     return parts
+
+
+def qr_checked(x, y, a, mode="reduced"):
+    """``x`` itself, after checking that ``y = np.linalg.qr(a, mode)`` has the derivative s2sad gives: the (q, r) of
+    mode 'reduced' (or 'complete' of a square ``a``), a real ``a`` with no more columns than rows, of full
+    column rank (no diagonal element of r that is 0 next to its largest)."""
+    m, n = np.shape(a)[-2:]
+    if mode not in ("reduced", "complete") or mode == "complete" and m != n:
+        raise _refusal(f"np.linalg.qr(a, mode={mode!r}) is not supported; use mode='reduced'")
+    if n > m:
+        raise _refusal("np.linalg.qr of a wide matrix (more columns than rows) is not supported")
+    _real_only(a, "np.linalg.qr")
+    d = np.abs(np.diagonal(y[1], axis1=-2, axis2=-1))
+    top = np.max(d, axis=-1, keepdims=True) if n else d
+    if np.any(d <= n * np.finfo(float).eps * top):
+        raise _refusal("np.linalg.qr of a matrix without full column rank has no derivative")
+    return x
+
+
+def lstsq_checked(x, y, a, b):
+    """``x`` itself, after checking that ``y = np.linalg.lstsq(a, b)`` has the derivative s2sad gives: real ``a``
+    and ``b``, ``a`` with no more columns than rows and of full column rank (``y[2]``, NumPy's rank under rcond)."""
+    _real_only(a, "np.linalg.lstsq")
+    _real_only(b, "np.linalg.lstsq")
+    m, n = np.shape(a)[-2:]
+    if n > m or y[2] < n:
+        raise _refusal("np.linalg.lstsq of a matrix without full column rank (or wide) is not supported")
+    return x
 
 
 def real_matrix(a, what="np.linalg.pinv"):

@@ -12,6 +12,7 @@ from s2sad.runtime import (
     eigenvector_adjoint,
     from_columns,
     gap_weighted,
+    lstsq_checked,
     mT,
     nonsingular,
     norm_law,
@@ -25,6 +26,7 @@ from s2sad.runtime import (
     pick_tangent,
     power_ka,
     power_kb,
+    qr_checked,
     real_matrix,
     result_like,
     signed_minors,
@@ -111,6 +113,16 @@ def inner_matrix_vector(a, b):
 @case("numpy.inner", A(2, 4), A(3, 5, 4))
 def inner_tensors(a, b):
     return np.inner(a, b)
+
+
+@case("numpy.vdot", A(4), A(4))
+def vdot_vectors(a, b):
+    return np.vdot(a, b)
+
+
+@case("numpy.vdot", A(2, 3), A(3, 2))
+def vdot_flattens(a, b):
+    return np.vdot(a, b) * np.vdot(b, b)
 
 
 @case("numpy.outer", A(3), A(4))
@@ -520,6 +532,103 @@ def eigh_upper(a):
 def eigh_stacked(a):
     w, v = np.linalg.eigh(a)
     return v[:, 0] * v[:, 2] + w[:, None, :]
+
+
+@case("numpy.linalg.qr", A(4, 3), complex=False)
+def qr_tall(a):
+    q, r = np.linalg.qr(a)
+    return q @ (r[:, :1] * r) + q * q[0]
+
+
+@case("numpy.linalg.qr", wellcond(3), complex=False)
+def qr_square(a):
+    return np.linalg.qr(a, mode="complete")[0] * 2.0 + np.linalg.qr(a).R
+
+
+@case("numpy.linalg.qr", stacked(M(lambda rng: rng.normal(size=(5, 2))), 2), complex=False)
+def qr_stacked(a):
+    q, r = np.linalg.qr(a)
+    return q[..., :1] * r[..., :1, :]
+
+
+@case("s2sad.runtime.qr_checked", A(4, 3), complex=False)
+def qr_checked_(a):
+    y = np.linalg.qr(a)
+    return qr_checked(y[0], y, a) * qr_checked(y[1][0], y, a)
+
+
+@case("numpy.linalg.lstsq", A(5, 3), A(5), complex=False)
+def lstsq_vector(a, b):
+    return np.linalg.lstsq(a, b, rcond=None)[0]
+
+
+@case("numpy.linalg.lstsq", A(5, 2), A(5, 3), complex=False)
+def lstsq_columns(a, b):
+    x, res, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    return x * res + s[0]
+
+
+@case("numpy.linalg.lstsq", A(5, 2), A(5), complex=False)
+def lstsq_residual(a, b):
+    x, res, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    return res * x + s * rank
+
+
+@case("numpy.linalg.lstsq", wellcond(3), A(3, 2), complex=False)
+def lstsq_square(a, b):
+    x, res, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    return x * s[1]
+
+
+@case("s2sad.runtime.lstsq_checked", A(4, 2), A(4), complex=False)
+def lstsq_checked_(a, b):
+    y = np.linalg.lstsq(a, b)
+    return lstsq_checked(y[0], y, a, b) * b[0]
+
+
+@case("numpy.linalg.eigvalsh", spd(4))
+def eigvalsh_(a):
+    return np.linalg.eigvalsh(a)
+
+
+@case("numpy.linalg.eigvalsh", hpd(3))
+def eigvalsh_complex(a):
+    return np.linalg.eigvalsh(a)
+
+
+@case("numpy.linalg.eigvalsh", hpd(3))
+def eigvalsh_upper_complex(a):
+    return np.linalg.eigvalsh(a, UPLO="U")
+
+
+@case("numpy.linalg.eigvalsh", stacked(spd(3), 2))
+def eigvalsh_stacked(a):
+    return np.linalg.eigvalsh(a, "U") * np.array([1.0, 2.0, -1.0])
+
+
+@case("numpy.linalg.matrix_power", A(3, 3))
+def matrix_power_three(a):
+    return np.linalg.matrix_power(a, 3)
+
+
+@case("numpy.linalg.matrix_power", A(2, 3, 3))
+def matrix_power_stacked(a):
+    return np.linalg.matrix_power(a, 2) + np.linalg.matrix_power(a, 1)
+
+
+@case("numpy.linalg.matrix_power", A(3, 3))
+def matrix_power_zero(a):
+    return np.linalg.matrix_power(a, 0) * a
+
+
+@case("numpy.linalg.matrix_power", wellcond(3))
+def matrix_power_negative(a):
+    return np.linalg.matrix_power(a, -2)
+
+
+@case("numpy.linalg.matrix_power", stacked(wellcond(3), 2))
+def matrix_power_inverse_stacked(a):
+    return np.linalg.matrix_power(a, -1)
 
 
 @case("numpy.linalg.eig", real_eigen(3))

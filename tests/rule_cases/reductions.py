@@ -26,6 +26,31 @@ def sum_negative_axis(x):
     return np.sum(x, -1)
 
 
+@case("numpy.median", A(5))
+def median_odd(x):
+    return np.median(x)
+
+
+@case("numpy.median", A(3, 4))
+def median_even(x):
+    return np.median(x)
+
+
+@case("numpy.median", A(3, 4))
+def median_axis(x):
+    return np.median(x, axis=1) * np.median(x, axis=0, keepdims=True).sum()
+
+
+@case("numpy.median", A(2, 3, 4))
+def median_axis_tuple(x):
+    return np.median(x, axis=(0, 2), keepdims=True) * np.median(x, -1)[..., None]
+
+
+@case("numpy.median", A(4))
+def median_ties(x):
+    return np.median(np.concatenate([x, x]))
+
+
 @case("numpy.mean", A(3, 4))
 def mean_all(x):
     return np.mean(x)

@@ -13,6 +13,7 @@ from s2sad.runtime import (
     expect_scalar,
     hypot_moves,
     listed,
+    median_weights,
     norm_moves,
     over_hypot,
     over_std,
@@ -263,3 +264,8 @@ def listed_(a, b):
 @case("s2sad.runtime.unpacked_tangent", A(2, 3), A(2, 3), A(2, 3))
 def unpacked_tangent_(a, b, x):
     return np.stack(unpacked_tangent(a * b, x)) * x
+
+
+@case("s2sad.runtime.median_weights", A(3, 4))
+def median_weights_(x):
+    return np.sum(median_weights(x, 1) * x * x, axis=1)

@@ -372,9 +372,24 @@ def astype_(x):
     return x.astype(float) * x.astype(np.float64) + x * (x * 3).astype(int)
 
 
+@case("numpy.asfortranarray", A(3, 4), F())
+def asfortranarray_(x, y):
+    return np.asfortranarray(x) * np.asfortranarray(y)
+
+
 @case("numpy.copy", A(3, 4))
 def copy_(x):
     return np.copy(x) * x.copy()
+
+
+@case("numpy.copy", A(3, 4))
+def copy_order(x):
+    return np.copy(x, order="F") * x.copy(order="C")
+
+
+@case("numpy.ascontiguousarray", A(3, 4), F())
+def ascontiguousarray_(x, y):
+    return np.ascontiguousarray(x.T).T * np.ascontiguousarray([y, 2.0, y * y, 1.0]) + np.ascontiguousarray(y)
 
 
 @case("float", F())
