@@ -251,3 +251,37 @@ def test_a_name_sharing_memory_by_no_exact_relation_is_refused_when_the_code_run
         s2sad.grad(transposed_then_written)(np.arange(4.0).reshape(2, 2) + 1)
     line = transposed_then_written.__code__.co_firstlineno + 3
     assert str(e.value).startswith(f"{__file__}:{line}:5: in-place write into 'a', which shares memory with 'b'")
+
+
+def either(x, c):
+    a = x * 1.0
+    b = a if c > 0 else a * 2.0
+    a[0] = a[1] * x[2]
+    return np.sum(a * b)
+
+
+def same_pair(x):
+    a = x * 1.0
+    b = a
+    for _ in range(2):
+        a, b = b, a
+        a[0] = a[0] * b[1]
+    return np.sum(a**2 + b)
+
+
+def listed(x):
+    a = x * 1.0
+    lst = [a, x]
+    for _ in range(2):
+        lst = [lst[1], lst[0]]
+        a[0] = a[1] * x[2]
+    return np.sum(lst[0] * a)
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [(either, [V3, 1.0]), (either, [V3, -1.0]), (same_pair, [V3]), (listed, [V3])],
+    ids=["either-same", "either-apart", "same_pair", "listed"],
+)
+def test_names_checked_apart_when_the_code_runs_are_exact_or_refused(f, args):
+    assert check(f, args, wrt=(0,)) == []
