@@ -21,11 +21,11 @@ the memory with no exact relation.
 A write into ``x`` (``x[i] = v``, or ``x += v`` when ``x`` shares memory with a live name) is
 followed by a write-back up the chain of views (``a[i] = v``) and a re-derivation down to each live
 name (``w = a[j]``, ``b = a``), so the derivative passes see every name's new value as an ordinary
-assignment.  A live name reached by no exact chain is checked when the code runs
-(``runtime.expect_apart``): a number, or memory apart from the written array, keeps its value; else the
-write is refused there (s2sad cannot tell what the name holds).  A relation that holds on some paths of
-a branch only (a view there, a number or memory of its own elsewhere) is kept as ``maybe``: followed
-where ``runtime.is_view`` says so when the code runs.
+assignment.  A live name reached by no exact chain is refused: s2sad cannot tell what it holds; in
+generated code differentiated again, an item ``t = b[i]`` of a ``b`` since rebound is checked when the
+code runs instead (``runtime.expect_apart``: a number, or memory apart from the written array).  A
+relation that holds on some paths of a branch only (a view there, a number or memory of its own
+elsewhere) is kept as ``maybe``: followed where ``runtime.is_view`` says so when the code runs.
 The stacks of generated code (``z_stack = runtime.tape()``, recognised by object) are never brought up
 to date: the adjoint sweep restores what was written since a push before the pop.  A write updates only
 the names whose values are read later (``value_liveness``).
@@ -638,6 +638,12 @@ class Aliases:
             out.append(name)
         return out
 
+    def stale_item(self, name) -> bool:
+        """``name = b[i]`` (integers only) of a ``b`` since rebound (``x1 = x1_stack.pop()`` in a gradient
+        differentiated again): most often a number, which no write changes."""
+        rel = self.rel.get(name)
+        return rel is not None and rel.kind == "item" and not rel.maybe and not self.valid(rel)
+
     def is_tape(self, name) -> bool:
         """Whether ``name`` holds a stack of generated code, made by ``runtime.tape()``."""
         m = self.memory(name)
@@ -668,8 +674,8 @@ class Aliases:
         for y in targets:
             down = self.chain(y)
             common = next((a for a in up if a in down), None)
-            if common is None and apart:  # y keeps its value if it shares no memory with ``written``:
-                steps.append(("apart", y, None))  # checked when the code runs (runtime.expect_apart)
+            if common is None and apart and self.stale_item(y):  # a number, or memory apart from
+                steps.append(("apart", y, None))  # ``written``: checked when the code runs (expect_apart)
                 continue
             if common is None:
                 return ("refuse", y)

@@ -485,7 +485,8 @@ class _ANF(LoopSources):
 
     def after_write(self, base: str, node):
         """Bring every live name that shares ``base``'s memory up to date (or refuse)."""
-        steps = self.aliases.plan(base, self.value_read_later, apart=True)
+        # (only in generated code: the user's ``b.conj()`` of a real b is b, the generated np.conj(b) a copy)
+        steps = self.aliases.plan(base, self.value_read_later, apart=self.loc.filename.startswith("<s2sad"))
         if isinstance(steps, tuple):
             other = steps[1]
             written = self.described_for_user(base, node, "an array of the derivative code")
@@ -498,13 +499,16 @@ class _ANF(LoopSources):
         self.writable.add(base)
         renamed = self.renamed = {}
         for direction, child, rel in steps:
-            if direction == "apart":  # reached by no exact chain: a number, or memory apart (checked when run)
+            if direction == "apart":  # t = b[i] of a b since rebound: a number, or refused when the code runs
                 self.ns.scope.setdefault("expect_apart", runtime.expect_apart)
                 message = (
                     f"in-place write into {self.described_for_user(base, node, 'an array of the derivative code')}, "
                     f"which shares memory with {self.described_for_user(child, node)} (used later): s2sad cannot "
                     "tell which values change; copy first (np.copy) or write into the array itself"
                 )
+                code = self.loc.user_code(node)
+                if code is not None:  # as a refusal when the code is made says it (errors.Located)
+                    message = f"cannot differentiate the derivative of `{code}` again: {message}"
                 call = gast.Call(func=name("expect_apart"), args=[name(child), name(base), const(message)], keywords=[])
                 self.emit(gast.Expr(value=call), node)
                 continue

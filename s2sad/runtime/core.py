@@ -557,10 +557,9 @@ def expect_array(x, message):
 
 def expect_apart(x, a, message):
     """Nothing when ``x`` keeps its value through a write into the array ``a`` (a number, or an array
-    sharing no memory with ``a``); otherwise the refusal ``message`` at the user's line.  Generated code
-    checks this for a name that may share ``a``'s memory but is reached from it by no exact relation
-    (``a, b = b, a`` in a loop; ``t = b[i]`` of a ``b`` since rebound), so s2sad cannot tell which of
-    ``a``'s values ``x`` shows."""
+    sharing no memory with ``a``); otherwise the refusal ``message`` at the user's line.  A derivative
+    differentiated again checks this for ``t = b[i]`` of a ``b`` since rebound (``x1 = x1_stack.pop()``),
+    which may share ``a``'s memory by no exact relation."""
     if isinstance(x, (bool, int, float, complex, np.generic)):
         return
     if isinstance(x, np.ndarray) and isinstance(a, np.ndarray) and not np.may_share_memory(x, a):
