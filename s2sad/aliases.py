@@ -21,7 +21,11 @@ the memory with no exact relation.
 A write into ``x`` (``x[i] = v``, or ``x += v`` when ``x`` shares memory with a live name) is
 followed by a write-back up the chain of views (``a[i] = v``) and a re-derivation down to each live
 name (``w = a[j]``, ``b = a``), so the derivative passes see every name's new value as an ordinary
-assignment.  A live name reached by no exact chain is refused: s2sad cannot tell what it holds.
+assignment.  A live name reached by no exact chain is refused: s2sad cannot tell what it holds; in
+generated code differentiated again, an item ``t = b[i]`` of a ``b`` since rebound is checked when the
+code runs instead (``runtime.expect_apart``: a number, or memory apart from the written array).  A
+relation that holds on some paths of a branch only (a view there, a number or memory of its own
+elsewhere) is kept as ``maybe``: followed where ``runtime.is_view`` says so when the code runs.
 The stacks of generated code (``z_stack = runtime.tape()``, recognised by object) are never brought up
 to date: the adjoint sweep restores what was written since a push before the pop.  A write updates only
 the names whose values are read later (``value_liveness``).
@@ -34,7 +38,7 @@ from __future__ import annotations
 import builtins
 import itertools
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import gast
 import numpy as np
@@ -54,6 +58,7 @@ _SHAPE_ARGS.update(
     {runtime.zeros_like: (0,), runtime.unbroadcast: (1,), runtime.unreduce: (1,), runtime.astype_of: (1,)}
 )
 _SHAPE_ARGS.update({runtime.unpacked_adjoint: (1,), runtime.unpacked_tangent: (1,)})  # x's type and shape
+_SHAPE_ARGS[runtime.stored] = (0,)  # stored(a, g): a's type and dtype, which no write into a changes
 
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -116,6 +121,7 @@ class Relation:
     index: object = None  # the ANF index of a view
     stamp: dict = field(default_factory=dict)  # assignment counts of the parent and index names
     assumed: bool = False  # a slice of what may also be a list: a view only when the parent is an array
+    maybe: bool = False  # after a join: holds only where ``runtime.is_view(name, parent)`` when the code runs
 
 
 class Aliases:
@@ -452,16 +458,16 @@ class Aliases:
         """(name, relation) for each relation the update after a write into ``written`` relies on
         (:meth:`plan`) that holds only if its parent is a NumPy array (a slice of a parameter) or a
         NamedTuple or dataclass with that field (``w = q.w``): generated code checks the parent."""
-        steps = self.plan(written, live)
+        steps = self.plan(written, live, apart=True)
         if isinstance(steps, tuple):
             return []
-        return [(child, rel) for _, child, rel in steps if rel.assumed]
+        return [(child, rel) for d, child, rel in steps if d != "apart" and rel.assumed]
 
     def array_view(self, name) -> bool:
         """Whether ``name`` is certainly an array: an exact view with a slice of a number or array
         (a number cannot be sliced, so f itself got an array there)."""
         rel = self.rel.get(name)
-        if rel is None or rel.kind != "view" or not self.valid(rel) or rel.assumed:
+        if rel is None or rel.kind != "view" or not self.valid(rel) or rel.assumed or rel.maybe:
             return False  # (a slice of a parameter: an array only if the parameter is one)
         return True
 
@@ -543,6 +549,9 @@ class Aliases:
         its own, it is left alone)."""
         fields = list(self._fields_after_join(names, snaps))
         for n in names:
+            now = (self.root.get(n), self.rel.get(n), self.count.get(n, 0), n in self.numbers)
+            if all(s.get(n, now) == now for s in snaps):
+                continue  # bound again on no path (``x[1:] = v`` writes into x): x keeps what it had
             item = self._item_after_join(n, snaps)
             tokens = [s[n][0] for s in snaps if s.get(n, (None,))[0] is not None]
             if n in self.root:
@@ -558,26 +567,29 @@ class Aliases:
             self.refield(child, rel.parent, rel.index)
 
     def _item_after_join(self, n, snaps):
-        """The valid ``item`` relation ``n`` has in some of the joined states, when in each of the others
-        ``n`` holds a number or memory its parent does not share; else None.  (Before any merging.)"""
+        """The valid ``item`` or ``view`` relation ``n`` has in some of the joined states, when in each of
+        the others ``n`` holds a number or memory its parent does not share; else None.  (Before any
+        merging.)  It holds where ``is_view(n, parent)`` when the code runs (``maybe``): ``v = x[1:]``
+        then ``if updates_in_place(v): v[...] = t else: v = t`` of ``v *= 2``."""
         now = {n: (self.root.get(n), self.rel.get(n), self.count.get(n, 0), n in self.numbers)}
         states = [s for s in snaps if n in s] + [now]
-        rels = [s[n][1] for s in states if s[n][1] is not None and s[n][1].kind == "item" and self.valid(s[n][1])]
+        kinds = ("item", "view")
+        rels = [s[n][1] for s in states if s[n][1] is not None and s[n][1].kind in kinds and self.valid(s[n][1])]
         if not rels:
             return None
         first = rels[0]
-        key = (first.parent, gast.dump(first.index), sorted(first.stamp.items()))
-        if any((r.parent, gast.dump(r.index), sorted(r.stamp.items())) != key for r in rels[1:]):
+        key = (first.kind, first.parent, gast.dump(first.index), sorted(first.stamp.items()))
+        if any((r.kind, r.parent, gast.dump(r.index), sorted(r.stamp.items())) != key for r in rels[1:]):
             return None
         p = first.parent
         for s in states:
             root, rel, _, number = s[n]
-            if rel is not None and rel.kind == "item" and self.valid(rel):
+            if rel is not None and rel.kind in kinds and self.valid(rel):
                 continue
             parent_root = s[p][0] if p in s and s[p][0] is not None else self.root.get(p)
             if not number and (root is None or parent_root is None or self.find(root) == self.find(parent_root)):
                 return None
-        return first
+        return replace(first, maybe=len(rels) < len(states) or any(r.maybe for r in rels))
 
     def loop_top(self, groups, rebound):
         """At the top of a loop body a name may hold what a name of its group (``sharing_groups``)
@@ -627,6 +639,12 @@ class Aliases:
             out.append(name)
         return out
 
+    def stale_item(self, name) -> bool:
+        """``name = b[i]`` (integers only) of a ``b`` since rebound (``x1 = x1_stack.pop()`` in a gradient
+        differentiated again): most often a number, which no write changes."""
+        rel = self.rel.get(name)
+        return rel is not None and rel.kind == "item" and not rel.maybe and not self.valid(rel)
+
     def is_tape(self, name) -> bool:
         """Whether ``name`` holds a stack of generated code, made by ``runtime.tape()``."""
         m = self.memory(name)
@@ -643,7 +661,7 @@ class Aliases:
         m = self.memory(name)
         return m is not None and self.kind[m] == GLOBAL
 
-    def plan(self, written, live):
+    def plan(self, written, live, apart=False):
         """After a write into ``written``: [(parent, child, relation, direction)] steps, in order, that
         bring every live name sharing its memory up to date; or ("refuse", name) for a name that
         cannot be reached exactly."""
@@ -657,6 +675,9 @@ class Aliases:
         for y in targets:
             down = self.chain(y)
             common = next((a for a in up if a in down), None)
+            if common is None and apart and self.stale_item(y):  # a number, or memory apart from
+                steps.append(("apart", y, None))  # ``written``: checked when the code runs (expect_apart)
+                continue
             if common is None:
                 return ("refuse", y)
             for child in up[: up.index(common)]:

@@ -494,7 +494,8 @@ class _ANF(LoopSources):
 
     def after_write(self, base: str, node):
         """Bring every live name that shares ``base``'s memory up to date (or refuse)."""
-        steps = self.aliases.plan(base, self.value_read_later)
+        # (only in generated code: the user's ``b.conj()`` of a real b is b, the generated np.conj(b) a copy)
+        steps = self.aliases.plan(base, self.value_read_later, apart=self.loc.filename.startswith("<s2sad"))
         if isinstance(steps, tuple):
             other = steps[1]
             written = self.described_for_user(base, node, "an array of the derivative code")
@@ -507,11 +508,32 @@ class _ANF(LoopSources):
         self.writable.add(base)
         renamed = self.renamed = {}
         for direction, child, rel in steps:
+            if direction == "apart":  # t = b[i] of a b since rebound: a number, or refused when the code runs
+                self.ns.scope.setdefault("expect_apart", runtime.expect_apart)
+                message = (
+                    f"in-place write into {self.described_for_user(base, node, 'an array of the derivative code')}, "
+                    f"which shares memory with {self.described_for_user(child, node)} (used later): s2sad cannot "
+                    "tell which values change; copy first (np.copy) or write into the array itself"
+                )
+                code = self.loc.user_code(node)
+                if code is not None:  # as a refusal when the code is made says it (errors.Located)
+                    message = f"cannot differentiate the derivative of `{code}` again: {message}"
+                call = gast.Call(func=name("expect_apart"), args=[name(child), name(base), const(message)], keywords=[])
+                self.emit(gast.Expr(value=call), node)
+                continue
             parent = renamed.get(rel.parent, rel.parent)
             if direction == "up" and rel.kind in ("view", "item"):
                 target = gast.Subscript(value=name(parent), slice=_copy(rel.index), ctx=gast.Store())
                 src = renamed.get(child, child)
-                self.emit(gast.Assign(targets=[target], value=name(src), type_comment=None), node)
+                write_back = gast.Assign(targets=[target], value=name(src), type_comment=None)
+                if rel.maybe:  # a view of parent on some paths only (aliases.join): where it is one
+                    self.ns.scope.setdefault("is_view", runtime.is_view)
+                    test = gast.Call(func=name("is_view"), args=[name(src), name(parent)], keywords=[])
+                    self.depth += 1
+                    body = self.block_of(lambda w=write_back: self.emit(w, node))
+                    self.depth -= 1
+                    write_back = gast.If(test=test, body=body, orelse=[])
+                self.emit(write_back, node)
                 self.writable.add(parent)
                 continue
             # a copy, or a view made again from its parent: the name is assigned its new value
@@ -544,15 +566,16 @@ class _ANF(LoopSources):
                 user = None  # an older version of a name now bound elsewhere: never rebind the user's name
             new = self.version(user) if user is not None else (child if self.depth else self.names.temp())
             renamed[child] = new
-            if direction == "down" and rel.kind == "item":
-                self.rederive_item(new, child, parent, rel.index, node)
+            if direction == "down" and (rel.kind == "item" or rel.maybe):
+                self.rederive_item(new, child, parent, rel.index, node, rel)
             else:
                 self.emit(assign(new, value), node)
             self.writable.add(new)
 
-    def rederive_item(self, new, old, parent, index, node):
-        """``old = parent[i]`` (integers only) after a write into ``parent``: a view shows the new
-        values, a number copied out of ``parent`` keeps the old one; the program decides which."""
+    def rederive_item(self, new, old, parent, index, node, rel):
+        """``old = parent[i]`` (integers only, or a view on some paths only: ``rel.maybe``) after a write
+        into ``parent``: a view shows the new values, a number copied out of ``parent`` (or an array of
+        its own) keeps the old one; the program decides which."""
         self.ns.scope.setdefault("is_view", runtime.is_view)
         cond = self.names.fresh("cond", Role.FLAG)
         self.emit(assign(cond, gast.Call(func=name("is_view"), args=[name(old), name(parent)], keywords=[])), node)
@@ -564,6 +587,8 @@ class _ANF(LoopSources):
         self.emit(gast.If(test=name(cond), body=body, orelse=orelse), node)
         self.aliases.assigned(new)
         self.aliases.set_view(new, parent, index)
+        self.aliases.rel[new].maybe = rel.maybe
+        self.aliases.rel[new].assumed = rel.assumed
 
     def error(self, node, msg):
         return self.loc.error(node, msg)

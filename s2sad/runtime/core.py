@@ -41,6 +41,7 @@ __all__ = [
     "updates_in_place",
     "rebinds_a_number",
     "expect_array",
+    "expect_apart",
     "expect_field",
     "number_item",
     "last_writes",
@@ -555,6 +556,18 @@ def expect_array(x, message):
         raise _refusal(message)
 
 
+def expect_apart(x, a, message):
+    """Nothing when ``x`` keeps its value through a write into the array ``a`` (a number, or an array
+    sharing no memory with ``a``); otherwise the refusal ``message`` at the user's line.  A derivative
+    differentiated again checks this for ``t = b[i]`` of a ``b`` since rebound (``x1 = x1_stack.pop()``),
+    which may share ``a``'s memory by no exact relation."""
+    if isinstance(x, (bool, int, float, complex, np.generic)):
+        return
+    if isinstance(x, np.ndarray) and isinstance(a, np.ndarray) and not np.may_share_memory(x, a):
+        return
+    raise _refusal(message)
+
+
 def expect_field(x, field, message):
     """Nothing when ``x`` is a NamedTuple or dataclass with the field ``field``; otherwise the refusal
     ``message`` at the user's line (generated code followed ``w = x.field`` as that field)."""
@@ -606,8 +619,9 @@ def unshared(g, *inputs):
 def is_view(x, a):
     """Whether ``x``, read out of ``a`` with integer indices (``x = a[i]``), is a view of it (an array
     read out of an array, which shows later writes into ``a``) rather than a number copied out of an
-    array or an item of a list (which keep their values when ``a[i]`` is assigned)."""
-    return isinstance(a, np.ndarray) and isinstance(x, np.ndarray)
+    array or an item of a list (which keep their values when ``a[i]`` is assigned); also ``x`` that was
+    read out of ``a`` on some paths only and holds an array of its own on the others (no shared memory)."""
+    return isinstance(a, np.ndarray) and isinstance(x, np.ndarray) and np.may_share_memory(x, a)
 
 
 def stored(a, g):

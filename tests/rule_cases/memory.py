@@ -6,6 +6,7 @@ import numpy as np
 
 from s2sad.runtime import (
     copy_input,
+    expect_apart,
     expect_array,
     expect_field,
     is_view,
@@ -46,6 +47,13 @@ def rebinds_a_number_is_a_check(x):
 def expect_array_is_a_check(x):
     expect_array(x, "never: x is an array")
     return x * x
+
+
+@case("s2sad.runtime.expect_apart", A(3))
+def expect_apart_is_a_check(x):
+    y = x * 2.0
+    expect_apart(x[0], y, "never: x[0] is a number")
+    return y * x
 
 
 @case("s2sad.runtime.expect_field", A(3))
