@@ -217,9 +217,13 @@ def checks(origins, steered) -> list[Check]:
 
 
 # ---- the guard ------------------------------------------------------------------------------------
-def guard(impl, found: list[Check], fn, kind: str):
-    """``impl`` behind a check of ``found`` on every call (``impl`` itself when there is nothing to check)."""
-    if not found:
+def guard(impl, found: list[Check], fn, kind: str, arguments: bool = True):
+    """``impl`` behind a check of ``found`` on every call, and (``arguments``) of its arguments' types
+    (``foreign.refuse_arguments``: no value whose operators or methods are its class's own); ``impl``
+    itself when there is nothing to check."""
+    from .foreign import refuse_arguments, suspect
+
+    if not found and not arguments:
         return impl
     sig = inspect.signature(impl)
     params, args = [], []
@@ -245,15 +249,20 @@ def guard(impl, found: list[Check], fn, kind: str):
         if p.kind is p.POSITIONAL_ONLY and (i + 1 == len(plist) or plist[i + 1].kind is not p.POSITIONAL_ONLY):
             params.append("/")
     condition = " or ".join(c.failing(i) for i, c in enumerate(found))
-    text = (
-        f"def {impl.__name__}({', '.join(params)}):\n"
-        f"    try:\n"
-        f"        if {condition}:\n"
-        f"            _s2sad_stale()\n"
-        f"    except (KeyError, ValueError):\n"
-        f"        _s2sad_stale()\n"
-        f"    return _s2sad_impl({', '.join(args)})\n"
-    )
+    text = f"def {impl.__name__}({', '.join(params)}):\n"
+    if found:
+        text += (
+            f"    try:\n"
+            f"        if {condition}:\n"
+            f"            _s2sad_stale()\n"
+            f"    except (KeyError, ValueError):\n"
+            f"        _s2sad_stale()\n"
+        )
+    names = [p.name for p in plist]
+    if arguments and names:
+        values = ", ".join(names) + ","
+        text += f"    if _s2sad_suspect(({values})):\n        _s2sad_refuse_arguments(({values}))\n"
+    text += f"    return _s2sad_impl({', '.join(args)})\n"
     filename = f"<s2sad guard of {impl.__name__} #{next(_counter)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
 
@@ -263,6 +272,8 @@ def guard(impl, found: list[Check], fn, kind: str):
                 raise DifferentiationError(check.message(fn, kind))
 
     ns = {"__name__": "s2sad.generated", "_s2sad_impl": impl, "_s2sad_stale": stale, "_s2sad_structure": structure}
+    ns["_s2sad_suspect"] = suspect
+    ns["_s2sad_refuse_arguments"] = lambda values: refuse_arguments(fn, names, values)
     for i, c in enumerate(found):
         ns[f"_s2sad_h{i}"], ns[f"_s2sad_o{i}"] = c.holder, c.guarded
     exec(compile(text, filename, "exec"), ns)  # noqa: S102
