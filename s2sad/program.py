@@ -115,26 +115,35 @@ class Program:
         scipy.sparse ``A``, ``M * x`` of an ``np.matrix``); notes the names bound to such objects."""
         named = isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
         target = stmt.targets[0].id if named else None
-        if op.kind == P.COPY and target is not None:
-            why = self._foreign(op.args[0])
+        if target is not None:
+            why = self._foreign(op.args[0]) if op.kind == P.COPY else ""
+            if not why and isinstance(stmt.value, gast.Call):  # N(x) of a class with its own operators
+                cls = constant_value(stmt.value.func, self.ns)
+                why = foreign_class(cls) if isinstance(cls, type) else ""
+            if not why and isinstance(stmt.value, (gast.List, gast.Tuple, gast.Dict)):  # [S]: holds one
+                why = next((w for w in map(self._foreign, op.args) if w), "")
+            if not why and op.fn is operator.getitem and op.args:  # [S][0]: an item of one
+                why = self._foreign(op.args[0])
             if why:
                 self.foreign[target] = why
-        elif target is not None and isinstance(stmt.value, gast.Call):
-            cls = constant_value(stmt.value.func, self.ns)
-            why = foreign_class(cls) if isinstance(cls, type) else ""
-            if why:
-                self.foreign[target] = why
-        if op.kind != P.RULE or op.fn is getattr:
+        if op.kind not in (P.RULE, P.CALL) or op.fn is getattr:
             return op
-        for a in op.args:
+        for a in [*op.args, *op.keywords.values()]:
             why = self._foreign(a)
-            if why:
+            if why and op.kind == P.CALL:  # (the helper's code takes its parameters for numbers and arrays)
+                refusal = (
+                    f"{op.what} is given {why}, whose operators s2sad's rules would take for NumPy's and "
+                    "Python's own; pass its fields, or write the operation out in f"
+                )
+            elif why:
                 refusal = (
                     f"{op.what} of {why}: s2sad's rule is for NumPy's and Python's own operation, not this "
                     "value's; write the operation out in f (a function s2sad reads), use np.asarray(...) "
                     "or wrap the value in s2sad.stop_gradient where it needs no derivative"
                 )
-                return P.Op(P.OPAQUE, stmt, args=op.args, keywords=op.keywords, what=op.what, refusal=refusal)
+            else:
+                continue
+            return P.Op(P.OPAQUE, stmt, args=op.args, keywords=op.keywords, what=op.what, refusal=refusal)
         return op
 
     @staticmethod

@@ -338,3 +338,37 @@ def test_foreign_values_not_differentiated_are_fine():
 
     x = np.array([[1.0, 2.0], [3.0, 4.0]])
     np.testing.assert_allclose(s2sad.grad(f)(x), np.asarray(M) * 2.0)
+
+
+class NM(NamedTuple):
+    w: float
+
+    def __add__(self, o):
+        return NM(self.w * o.w)
+
+
+def _add(a, b):
+    return a + b
+
+
+def test_objects_with_operators_given_to_a_helper_or_held_in_a_list_are_refused():
+    # h(NM(x), NM(x)).w is x**2: derivative 6 at 3, was 2 (the helper's + taken for a number's)
+    assert_refused(
+        lambda x: _add(NM(x), NM(x)).w,
+        (3.0,),
+        r"_add\(\) is given an object of class NM",
+        modes=("grad", "value_and_grad", "jvp", "hessian"),
+    )
+    assert_refused(lambda x: x * [S][0], (3.0,), r"class Scale", modes=("grad", "value_and_grad", "jvp", "hessian"))
+
+
+class _Model:
+    def __init__(self):
+        self.s = S
+
+    def loss(self, x):
+        return x * self.s
+
+
+def test_operators_of_the_bound_object_attribute_are_refused():
+    assert_refused(_Model().loss, (3.0,), r"class Scale", modes=("grad", "value_and_grad", "jvp", "hessian"))
