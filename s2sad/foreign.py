@@ -9,7 +9,7 @@ those rules would differentiate as if it were the built-in operation: a wrong nu
 ``foreign(obj)`` says why such a value is refused (or ``""``); ``foreign_class(cls)`` the same for the
 objects a class builds.  ``refuse_arguments`` is the call-time check of a derivative's arguments (walked
 into lists, tuples, dicts, NamedTuples, dataclasses and user objects), which ``live.guard`` runs when
-``suspect`` finds an argument that is not a float, an int or an exact ndarray.
+an argument's type is not in ``PLAIN`` (a float, an int or an exact ndarray).
 """
 
 from __future__ import annotations
@@ -103,7 +103,8 @@ def _why(cls) -> str:
     if issubclass(cls, np.ndarray):
         if issubclass(cls, np.matrix):
             return "an np.matrix (its * is a matrix product and it stays 2-D)"
-        own = _overrides(cls, np.ndarray, sorted(_OPERATORS | _INDEXING | {"__array_wrap__"}))
+        base = np.memmap if issubclass(cls, np.memmap) else np.ndarray  # (a memmap computes as an ndarray)
+        own = _overrides(cls, base, sorted(_OPERATORS | _INDEXING | {"__array_wrap__"}))
         if own:
             return f"an ndarray subclass {name} that defines its own {', '.join(own)}"
         return ""
@@ -235,14 +236,7 @@ def refusal(fn, arguments: dict) -> str | None:
     return None
 
 
-def suspect(values) -> bool:
-    """Whether some of ``values`` (a call's arguments) is not a float, an int or an exact ndarray: the
-    cheap test before :func:`refuse_arguments` walks them."""
-    for v in values:
-        t = type(v)
-        if not (t is np.ndarray or t is float or t is int):
-            return True
-    return False
+PLAIN = frozenset({float, int, np.ndarray})  # the types whose arguments need no walk
 
 
 def refuse_arguments(fn, names, values):

@@ -219,9 +219,10 @@ def checks(origins, steered) -> list[Check]:
 # ---- the guard ------------------------------------------------------------------------------------
 def guard(impl, found: list[Check], fn, kind: str, arguments: bool = True):
     """``impl`` behind a check of ``found`` on every call, and (``arguments``) of its arguments' types
-    (``foreign.refuse_arguments``: no value whose operators or methods are its class's own); ``impl``
+    (``foreign.refuse_arguments``, when one is not a float, an int or an exact ndarray: no value whose
+    operators or methods are its class's own); ``impl``
     itself when there is nothing to check."""
-    from .foreign import refuse_arguments, suspect
+    from .foreign import PLAIN, refuse_arguments
 
     if not found and not arguments:
         return impl
@@ -261,7 +262,8 @@ def guard(impl, found: list[Check], fn, kind: str, arguments: bool = True):
     names = [p.name for p in plist]
     if arguments and names:
         values = ", ".join(names) + ","
-        text += f"    if _s2sad_suspect(({values})):\n        _s2sad_refuse_arguments(({values}))\n"
+        suspect = " or ".join(f"type({n}) not in _s2sad_plain" for n in names)  # (cheap: most calls stop here)
+        text += f"    if {suspect}:\n        _s2sad_refuse_arguments(({values}))\n"
     text += f"    return _s2sad_impl({', '.join(args)})\n"
     filename = f"<s2sad guard of {impl.__name__} #{next(_counter)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
@@ -272,7 +274,7 @@ def guard(impl, found: list[Check], fn, kind: str, arguments: bool = True):
                 raise DifferentiationError(check.message(fn, kind))
 
     ns = {"__name__": "s2sad.generated", "_s2sad_impl": impl, "_s2sad_stale": stale, "_s2sad_structure": structure}
-    ns["_s2sad_suspect"] = suspect
+    ns["_s2sad_plain"] = PLAIN
     ns["_s2sad_refuse_arguments"] = lambda values: refuse_arguments(fn, names, values)
     for i, c in enumerate(found):
         ns[f"_s2sad_h{i}"], ns[f"_s2sad_o{i}"] = c.holder, c.guarded

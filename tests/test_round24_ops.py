@@ -372,3 +372,11 @@ class _Model:
 
 def test_operators_of_the_bound_object_attribute_are_refused():
     assert_refused(_Model().loss, (3.0,), r"class Scale", modes=("grad", "value_and_grad", "jvp", "hessian"))
+
+
+def test_memmap_numpy_scalars_and_complex_arguments_keep_working(tmp_path):
+    m = np.memmap(tmp_path / "m.dat", dtype=float, mode="w+", shape=(3,))
+    m[:] = [1.0, 2.0, 3.0]
+    np.testing.assert_allclose(s2sad.grad(lambda x: np.sum(x * x))(m), [2.0, 4.0, 6.0])
+    assert s2sad.grad(lambda x: x * x)(np.float64(3.0)) == 6.0
+    assert s2sad.grad(lambda z: abs(z) ** 2)(1 + 2j) == 2 - 4j
