@@ -52,6 +52,7 @@ class Program:
             names.take(p, Role.PRIMAL)
         self.records: dict[gast.stmt, Record] = {}
         self.foreign: dict[str, str] = {}  # names bound to an object whose operators are its class's own
+        self.holders: dict[str, str] = {}  # names bound to a list, tuple or dict display holding one
         self._build(tree.body, ())
         for loop, every in facts.checkpoints.items():
             self.records[loop].checkpointed, self.records[loop].every = True, every
@@ -121,15 +122,20 @@ class Program:
                 cls = constant_value(stmt.value.func, self.ns)
                 why = foreign_class(cls) if isinstance(cls, type) else ""
             if not why and isinstance(stmt.value, (gast.List, gast.Tuple, gast.Dict)):  # [S]: holds one
-                why = next((w for w in map(self._foreign, op.args) if w), "")
-            if not why and op.fn is operator.getitem and op.args:  # [S][0]: an item of one
-                why = self._foreign(op.args[0])
+                held = next((w for w in map(self._foreign, op.args) if w), "")
+                if held:
+                    self.holders[target] = held
+            arg = op.args[0] if op.args else None
+            if not why and op.fn is operator.getitem and isinstance(arg, gast.Name) and arg.id in self.holders:
+                why = self.holders[arg.id]  # [S][0]: an item of a display holding one
             if why:
                 self.foreign[target] = why
         if op.kind not in (P.RULE, P.CALL) or op.fn is getattr:
             return op
         for a in [*op.args, *op.keywords.values()]:
             why = self._foreign(a)
+            if why.startswith("an object of class") and op.fn is operator.getitem and "__getitem__" not in why:
+                continue  # N(x)[0] of a NamedTuple with its own + : indexing is still the tuple's
             if why and op.kind == P.CALL:  # (the helper's code takes its parameters for numbers and arrays)
                 refusal = (
                     f"{op.what} is given {why}, whose operators s2sad's rules would take for NumPy's and "

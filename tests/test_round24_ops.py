@@ -380,3 +380,23 @@ def test_memmap_numpy_scalars_and_complex_arguments_keep_working(tmp_path):
     np.testing.assert_allclose(s2sad.grad(lambda x: np.sum(x * x))(m), [2.0, 4.0, 6.0])
     assert s2sad.grad(lambda x: x * x)(np.float64(3.0)) == 6.0
     assert s2sad.grad(lambda z: abs(z) ** 2)(1 + 2j) == 2 - 4j
+
+
+class NL(NamedTuple):
+    w: float
+
+    def __add__(self, o):
+        return NL(self.w * o.w)
+
+
+def test_a_named_tuple_argument_with_a_nonlinear_add_is_refused():
+    # the adjoint bt + bt called NL.__add__ on adjoints: N(w=1.0), true 6 (right only for a linear __add__)
+    assert_refused(
+        lambda n: (n + n).w, (NL(3.0),), r"argument n of .* class NL", modes=("grad", "value_and_grad", "hessian")
+    )
+
+
+def test_indexing_and_fields_of_a_named_tuple_with_operators_keep_working():
+    for f in (lambda x: NL(x)[0] ** 2, lambda x: NL(x).w ** 2):
+        assert not check(f, (3.0,))
+        assert s2sad.grad(f)(3.0) == 6.0
