@@ -7,7 +7,6 @@ writes into a container it did not make: ``add_item`` and ``set_item`` return a 
 
 from __future__ import annotations
 
-import collections
 import copy
 import dataclasses
 
@@ -140,11 +139,7 @@ def _fields(x):
 def _rebuilt(x, items):
     """A container of ``x``'s type holding ``items`` (a dict by key for dicts and dataclasses, else a list)."""
     if isinstance(x, dict):
-        if type(x) is dict:
-            return items
-        if isinstance(x, collections.defaultdict):  # (its first argument is the default factory)
-            return type(x)(x.default_factory, items)
-        return type(x)(items)
+        return type(x)(items) if type(x) is not dict else items
     if isinstance(x, tuple):
         return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
     if isinstance(x, list):
@@ -226,7 +221,7 @@ def item_of(g, index):
 def set_item(g, index, v):
     """A copy of the container ``g`` with ``v`` at ``index`` (a key, a position, or a field's name)."""
     if isinstance(g, dict):
-        out = dict(g) if type(g) is dict else g.copy() if isinstance(g, collections.defaultdict) else type(g)(g)
+        out = type(g)(g) if type(g) is not dict else dict(g)
         out[index] = v
         return out
     if isinstance(index, str) and not isinstance(g, dict):
