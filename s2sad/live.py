@@ -165,6 +165,38 @@ class Check:
 _OLD = {"defaults": "defaults", "kwdefault": "defaults", "code": "code"}
 
 
+class PlainCheck(Check):
+    """A global or closure value a rule takes as an operand (``x * T``) is still a value whose operators are
+    NumPy's or Python's (``foreign.foreign``); rebound to another such value it is read live, as f reads it."""
+
+    def __init__(self, kind: str, holder, name: str, origin):
+        super().__init__(kind, holder, name, None, origin)
+        self.structure = None
+
+    def ok(self) -> bool:
+        from .foreign import foreign
+
+        current = self.current()
+        return current is _MISSING or not foreign(current)
+
+    @property
+    def guarded(self):
+        from .foreign import foreign
+
+        return foreign
+
+    def failing(self, i: int) -> str:
+        held = f"_s2sad_h{i}.get({self.name!r})" if self.kind == "global" else f"_s2sad_h{i}.cell_contents"
+        return f"_s2sad_o{i}({held})"
+
+    def message(self, fn, kind: str) -> str:
+        where = f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}:1"
+        return (
+            f"{where}: '{self.name}' was rebound to a value whose operators are its class's own after "
+            f"{kind}({fn.__name__}) was made; call s2sad.{kind}({fn.__name__}) again"
+        )
+
+
 def _holder(origin, name: str):
     """Where ``origin``'s code reads ``name``: ("cell", cell), ("global", dict), or None (s2sad's own,
     or a constant bound to a parameter)."""
@@ -181,6 +213,16 @@ def _holder(origin, name: str):
             return None  # fixed by s2sad when that code was generated
         return _holder(type(g).origin, name)
     return "global", g
+
+
+def plain_checks(operands) -> list[Check]:
+    """The :class:`PlainCheck` of each ``(origin, name)`` whose value a rule takes as an operand."""
+    out = []
+    for origin, name in operands:
+        where = _holder(origin, name)
+        if where is not None:
+            out.append(PlainCheck(where[0], where[1], name, origin))
+    return out
 
 
 def checks(origins, steered) -> list[Check]:

@@ -108,7 +108,11 @@ class Program:
         operators or methods of its own class (``foreign.foreign``), or ``""``."""
         if isinstance(atom, gast.Name) and atom.id in self.foreign:
             return self.foreign[atom.id]
-        return foreign(constant_value(atom, self.ns))
+        value = constant_value(atom, self.ns)
+        why = foreign(value)
+        if not why and isinstance(atom, gast.Name) and value is not None:  # rebound later to one: stale
+            self.ns.operands.add(atom.id)
+        return why
 
     def _unless_foreign(self, stmt, op):
         """``op``, or a refusal (OPAQUE) when a rule would take an operand's own operators for NumPy's

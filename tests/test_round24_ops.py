@@ -400,3 +400,24 @@ def test_indexing_and_fields_of_a_named_tuple_with_operators_keep_working():
     for f in (lambda x: NL(x)[0] ** 2, lambda x: NL(x).w ** 2):
         assert not check(f, (3.0,))
         assert s2sad.grad(f)(3.0) == 6.0
+
+
+T_LATER = 2.0
+
+
+def test_a_global_rebound_to_an_object_with_operators_makes_the_derivative_stale():
+    global T_LATER
+    f = lambda x: x * T_LATER  # noqa: E731
+    d = s2sad.value_and_grad(f)
+    assert d(3.0) == (6.0, 2.0)
+    T_LATER = 5.0  # another number: read live
+    assert d(3.0) == (15.0, 5.0)
+    try:
+        T_LATER = Scale(2.0)
+        with pytest.raises(s2sad.DifferentiationError, match="'T_LATER' was rebound"):
+            d(3.0)
+        with pytest.raises(s2sad.DifferentiationError, match=r"\* of an object of class Scale"):
+            s2sad.value_and_grad(f)(3.0)
+    finally:
+        T_LATER = 2.0
+    assert s2sad.value_and_grad(f)(3.0) == (6.0, 2.0)
