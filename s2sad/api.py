@@ -216,6 +216,9 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     origins = [origin for origin, _ in gen.origins.values()]
     steered = [(o, n, obj) for o, ns in gen.origins.values() if ns is not None for n, obj in ns.steered.items()]
     found = live.checks(origins, steered)
+    pinned = {(id(c.holder), c.name) for c in found}
+    operands = [(o, n) for o, ns in gen.origins.values() if ns is not None for n in ns.operands]
+    found += [c for c in live.plain_checks(operands) if (id(c.holder), c.name) not in pinned]
     found += method_checks(ns for _, ns in gen.origins.values() if ns is not None)
     for holder, key, value in getattr(fn, "partial_keywords", ()):  # p.keywords['y'] = 5.0 later
         found.append(live.Check("partial", holder, key, value, unwrap(fn)))

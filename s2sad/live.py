@@ -165,6 +165,38 @@ class Check:
 _OLD = {"defaults": "defaults", "kwdefault": "defaults", "code": "code"}
 
 
+class PlainCheck(Check):
+    """A global or closure value a rule takes as an operand (``x * T``) is still a value whose operators are
+    NumPy's or Python's (``foreign.foreign``); rebound to another such value it is read live, as f reads it."""
+
+    def __init__(self, kind: str, holder, name: str, origin):
+        super().__init__(kind, holder, name, None, origin)
+        self.structure = None
+
+    def ok(self) -> bool:
+        from .foreign import foreign
+
+        current = self.current()
+        return current is _MISSING or not foreign(current)
+
+    @property
+    def guarded(self):
+        from .foreign import foreign
+
+        return foreign
+
+    def failing(self, i: int) -> str:
+        held = f"_s2sad_h{i}.get({self.name!r})" if self.kind == "global" else f"_s2sad_h{i}.cell_contents"
+        return f"_s2sad_o{i}({held})"
+
+    def message(self, fn, kind: str) -> str:
+        where = f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}:1"
+        return (
+            f"{where}: '{self.name}' was rebound to a value whose operators are its class's own after "
+            f"{kind}({fn.__name__}) was made; call s2sad.{kind}({fn.__name__}) again"
+        )
+
+
 def _holder(origin, name: str):
     """Where ``origin``'s code reads ``name``: ("cell", cell), ("global", dict), or None (s2sad's own,
     or a constant bound to a parameter)."""
@@ -181,6 +213,16 @@ def _holder(origin, name: str):
             return None  # fixed by s2sad when that code was generated
         return _holder(type(g).origin, name)
     return "global", g
+
+
+def plain_checks(operands) -> list[Check]:
+    """The :class:`PlainCheck` of each ``(origin, name)`` whose value a rule takes as an operand."""
+    out = []
+    for origin, name in operands:
+        where = _holder(origin, name)
+        if where is not None:
+            out.append(PlainCheck(where[0], where[1], name, origin))
+    return out
 
 
 def checks(origins, steered) -> list[Check]:
@@ -217,9 +259,14 @@ def checks(origins, steered) -> list[Check]:
 
 
 # ---- the guard ------------------------------------------------------------------------------------
-def guard(impl, found: list[Check], fn, kind: str):
-    """``impl`` behind a check of ``found`` on every call (``impl`` itself when there is nothing to check)."""
-    if not found:
+def guard(impl, found: list[Check], fn, kind: str, arguments: bool = True):
+    """``impl`` behind a check of ``found`` on every call, and (``arguments``) of its arguments' types
+    (``foreign.refuse_arguments``, when one is not a float, an int or an exact ndarray: no value whose
+    operators or methods are its class's own); ``impl``
+    itself when there is nothing to check."""
+    from .foreign import PLAIN, refuse_arguments
+
+    if not found and not arguments:
         return impl
     sig = inspect.signature(impl)
     params, args = [], []
@@ -245,15 +292,21 @@ def guard(impl, found: list[Check], fn, kind: str):
         if p.kind is p.POSITIONAL_ONLY and (i + 1 == len(plist) or plist[i + 1].kind is not p.POSITIONAL_ONLY):
             params.append("/")
     condition = " or ".join(c.failing(i) for i, c in enumerate(found))
-    text = (
-        f"def {impl.__name__}({', '.join(params)}):\n"
-        f"    try:\n"
-        f"        if {condition}:\n"
-        f"            _s2sad_stale()\n"
-        f"    except (KeyError, ValueError):\n"
-        f"        _s2sad_stale()\n"
-        f"    return _s2sad_impl({', '.join(args)})\n"
-    )
+    text = f"def {impl.__name__}({', '.join(params)}):\n"
+    if found:
+        text += (
+            f"    try:\n"
+            f"        if {condition}:\n"
+            f"            _s2sad_stale()\n"
+            f"    except (KeyError, ValueError):\n"
+            f"        _s2sad_stale()\n"
+        )
+    names = [p.name for p in plist]
+    if arguments and names:
+        values = ", ".join(names) + ","
+        suspect = " or ".join(f"type({n}) not in _s2sad_plain" for n in names)  # (cheap: most calls stop here)
+        text += f"    if {suspect}:\n        _s2sad_refuse_arguments(({values}))\n"
+    text += f"    return _s2sad_impl({', '.join(args)})\n"
     filename = f"<s2sad guard of {impl.__name__} #{next(_counter)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
 
@@ -263,6 +316,8 @@ def guard(impl, found: list[Check], fn, kind: str):
                 raise DifferentiationError(check.message(fn, kind))
 
     ns = {"__name__": "s2sad.generated", "_s2sad_impl": impl, "_s2sad_stale": stale, "_s2sad_structure": structure}
+    ns["_s2sad_plain"] = PLAIN
+    ns["_s2sad_refuse_arguments"] = lambda values: refuse_arguments(fn, names, values)
     for i, c in enumerate(found):
         ns[f"_s2sad_h{i}"], ns[f"_s2sad_o{i}"] = c.holder, c.guarded
     exec(compile(text, filename, "exec"), ns)  # noqa: S102

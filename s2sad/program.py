@@ -22,6 +22,7 @@ import gast
 
 from . import primitives as P
 from .dtypes import array_kinds, object_arrays
+from .foreign import constant_value, foreign, foreign_class
 from .ir import changed, targets, value_reads
 from .naming import Names, Role
 
@@ -50,6 +51,8 @@ class Program:
         for p in self.params:
             names.take(p, Role.PRIMAL)
         self.records: dict[gast.stmt, Record] = {}
+        self.foreign: dict[str, str] = {}  # names bound to an object whose operators are its class's own
+        self.holders: dict[str, str] = {}  # names bound to a list, tuple or dict display holding one
         self._build(tree.body, ())
         for loop, every in facts.checkpoints.items():
             self.records[loop].checkpointed, self.records[loop].every = True, every
@@ -97,8 +100,61 @@ class Program:
                 self._build(stmt.body, inner)
                 self._build(stmt.orelse, inner)
             elif isinstance(stmt, (gast.Assign, gast.Expr)):
-                op = P.classify(stmt, self.ns)
+                op = self._unless_foreign(stmt, P.classify(stmt, self.ns))
                 self.records[stmt] = self._record(stmt, op.kind, op, loops)
+
+    def _foreign(self, atom) -> str:
+        """Why the value of ``atom`` (a local name, a global or closure value, an attribute of one) has
+        operators or methods of its own class (``foreign.foreign``), or ``""``."""
+        if isinstance(atom, gast.Name) and atom.id in self.foreign:
+            return self.foreign[atom.id]
+        value = constant_value(atom, self.ns)
+        why = foreign(value)
+        if not why and isinstance(atom, gast.Name) and value is not None:  # rebound later to one: stale
+            self.ns.operands.add(atom.id)
+        return why
+
+    def _unless_foreign(self, stmt, op):
+        """``op``, or a refusal (OPAQUE) when a rule would take an operand's own operators for NumPy's
+        (``x * S`` with ``S.__rmul__``, ``N(x) + N(x)`` of a NamedTuple with ``__add__``, ``A @ x`` of a
+        scipy.sparse ``A``, ``M * x`` of an ``np.matrix``); notes the names bound to such objects."""
+        named = isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+        target = stmt.targets[0].id if named else None
+        if target is not None:
+            why = self._foreign(op.args[0]) if op.kind == P.COPY else ""
+            if not why and isinstance(stmt.value, gast.Call):  # N(x) of a class with its own operators
+                cls = constant_value(stmt.value.func, self.ns)
+                why = foreign_class(cls) if isinstance(cls, type) else ""
+            if not why and isinstance(stmt.value, (gast.List, gast.Tuple, gast.Dict)):  # [S]: holds one
+                held = next((w for w in map(self._foreign, op.args) if w), "")
+                if held:
+                    self.holders[target] = held
+            arg = op.args[0] if op.args else None
+            if not why and op.fn is operator.getitem and isinstance(arg, gast.Name) and arg.id in self.holders:
+                why = self.holders[arg.id]  # [S][0]: an item of a display holding one
+            if why:
+                self.foreign[target] = why
+        if op.kind not in (P.RULE, P.CALL) or op.fn is getattr:
+            return op
+        for a in [*op.args, *op.keywords.values()]:
+            why = self._foreign(a)
+            if why.startswith("an object of class") and op.fn is operator.getitem and "__getitem__" not in why:
+                continue  # N(x)[0] of a NamedTuple with its own + : indexing is still the tuple's
+            if why and op.kind == P.CALL:  # (the helper's code takes its parameters for numbers and arrays)
+                refusal = (
+                    f"{op.what} is given {why}, whose operators s2sad's rules would take for NumPy's and "
+                    "Python's own; pass its fields, or write the operation out in f"
+                )
+            elif why:
+                refusal = (
+                    f"{op.what} of {why}: s2sad's rule is for NumPy's and Python's own operation, not this "
+                    "value's; write the operation out in f (a function s2sad reads), use np.asarray(...) "
+                    "or wrap the value in s2sad.stop_gradient where it needs no derivative"
+                )
+            else:
+                continue
+            return P.Op(P.OPAQUE, stmt, args=op.args, keywords=op.keywords, what=op.what, refusal=refusal)
+        return op
 
     @staticmethod
     def _record(stmt, kind, op, loops) -> Record:

@@ -66,6 +66,7 @@ class Namespace:
         self.used: dict[str, object] = {}
         self.free: set[str] = set()
         self.steered: dict[str, object] = {}
+        self.operands: set[str] = set()  # globals/cells a rule takes as operands: checked to stay plain values
         self.user_names: dict[str, str] = {}  # a name a pass gave a user's variable -> the user's (messages)
         # (owner's __dict__, attribute, object or MISSING) for each step of a dotted name that reaches
         # user code (``helpmod.helper``, ``self.act``): rebinding or shadowing it must be noticed
