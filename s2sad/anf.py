@@ -933,6 +933,12 @@ class _ANF(LoopSources):
             return gast.Call(func=name("deep_copy"), args=[self.atom(node.args[0])], keywords=[])
         if obj is dataclasses.replace or getattr(copy, "replace", None) is obj:
             raise self.error(node, f"`{_source(node)}` is not supported; build the new object with its class")
+        if _namedtuple_make(obj):
+            raise self.error(
+                node,
+                f"`{_source(node)}` is not supported; build the NamedTuple with its class: "
+                f"{obj.__self__.__name__}(a, b) or {obj.__self__.__name__}(a=..., b=...)",
+            )
         if obj is dict and len(node.args) == 1 and not node.keywords and self.is_mapping(node.args[0]):
             return self.copy_dict(self.atom(node.args[0]), node)  # dict(d) of a dict: {**d}, a new dict
         if obj in (sorted, list) and len(node.args) == 1 and self.is_mapping(node.args[0]):
@@ -1936,3 +1942,14 @@ def _parsed(code: str):
             return gast.parse(code.rstrip(":") + ": pass")
         except SyntaxError:
             return gast.Module(body=[], type_ignores=[])
+
+
+def _namedtuple_make(obj) -> bool:
+    """``N._make`` of a NamedTuple class ``N`` (collections' classmethod, building with ``tuple.__new__``)."""
+    owner = getattr(obj, "__self__", None)
+    return (
+        isinstance(owner, type)
+        and issubclass(owner, tuple)
+        and hasattr(owner, "_fields")
+        and getattr(obj, "__name__", "") == "_make"
+    )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import gast
 import numpy as np
 
-from .built import plain_class
+from .built import plain_class, record_problem
 from .resolve import MISSING, Namespace, dotted
 from .rules import lookup
 from .rules.registry import Rule
@@ -227,7 +227,15 @@ def _call(call, stmt, ns: Namespace) -> Op:
         fn, keywords = at_call(fn, [receiver, *args], keywords, typed_arguments(fn, [receiver, *args], keywords, ns))
         return Op(CALL, stmt, fn=fn, args=[receiver, *args], keywords=keywords, what=f"{path}()")
     if is_record_class(obj):
-        return _record(obj, stmt, args, keywords, path)
+        problem = record_problem(obj)
+        if problem is None:
+            return _record(obj, stmt, args, keywords, path)
+        refusal = (
+            f"`{path}(...)` builds an object of class {obj.__qualname__} from a differentiated value, and building "
+            f"it does more than store its fields: {problem}; s2sad cannot follow that code; compute the value in "
+            "f (or in a method) and store it as it is, or build the object outside the function and pass it in"
+        )
+        return Op(OPAQUE, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()", refusal=refusal)
     if plain_class(obj):  # Dense(W) of a class whose __init__ does more than store its parameters
         refusal = (
             f"`{path}(...)` builds an object of class {obj.__qualname__} from a differentiated value, and its "

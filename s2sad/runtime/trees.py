@@ -141,7 +141,7 @@ def _rebuilt(x, items):
     if isinstance(x, dict):
         return type(x)(items) if type(x) is not dict else items
     if isinstance(x, tuple):
-        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+        return tuple.__new__(type(x), items) if hasattr(x, "_fields") else tuple(items)  # (not its __new__)
     if isinstance(x, list):
         return items
     new = copy.copy(x)  # a dataclass: fields set without running __init__ (frozen ones too)

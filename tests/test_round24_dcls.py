@@ -1,0 +1,188 @@
+"""Round 24 (blind tester, dcls branch): records whose construction runs user code, stale derivatives
+of callable instances, partials and builtins, unhashable globals, ``NamedTuple._make``."""
+
+import dataclasses
+from dataclasses import InitVar, dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+from exact_or_refused import check
+
+import s2sad
+
+MODES = {
+    "grad": lambda f, x: s2sad.grad(f)(x),
+    "value_and_grad": lambda f, x: s2sad.value_and_grad(f)(x),
+    "vjp": lambda f, x: s2sad.vjp(f)(x, 1.0),
+    "jvp": lambda f, x: s2sad.jvp(f)(x, 1.0),
+    "hessian": lambda f, x: s2sad.hessian(f)(x),
+}
+
+
+def assert_exact(f, args, **kw):
+    symptoms = check(f, args, **kw)
+    assert not symptoms, "\n".join(symptoms)
+    s2sad.grad(f)(*args)  # (not refused: check accepts a located refusal)
+
+
+# ---- 1. a dataclass or NamedTuple whose construction runs user code is not a plain record -----------------
+
+
+@dataclass
+class PostInit:
+    b: float
+    c: float = 0.0
+
+    def __post_init__(self):
+        self.c = self.b * 3.0
+
+
+@dataclass
+class PostInitSquares:
+    b: float
+
+    def __post_init__(self):
+        self.b = self.b**2
+
+
+@dataclass
+class WithInitVar:
+    b: float
+    k: InitVar[float] = 1.0
+
+    def __post_init__(self, k):
+        self.b = self.b * k
+
+
+@dataclass(frozen=True)
+class FrozenPostInit:
+    b: float
+    c: float = 0.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "c", self.b * 3.0)
+
+
+@dataclass
+class OwnInit:
+    w: float
+
+    def __init__(self, w):
+        self.w = w * 5
+
+
+@dataclass
+class OwnSetattr:
+    w: float
+
+    def __setattr__(self, k, v):
+        object.__setattr__(self, k, v * 2)
+
+
+@dataclass
+class Plain:
+    w: float
+    c: float = 1.0
+
+
+class ChildPostInit(Plain):  # not decorated: inherits Plain's fields and __init__
+    def __post_init__(self):
+        self.c = self.w * 2.0
+
+
+class NT(NamedTuple):
+    a: float
+    b: float
+
+
+class NTNew(NT):
+    def __new__(cls, a, b):
+        return super().__new__(cls, a, a * 3.0)
+
+
+class Doubler:
+    def __set_name__(self, owner, name):
+        self.name = "_" + name
+
+    def __get__(self, obj, cls=None):
+        return 0.0 if obj is None else getattr(obj, self.name)
+
+    def __set__(self, obj, v):
+        setattr(obj, self.name, v * 2)
+
+
+@dataclass
+class DescriptorField:
+    w: Doubler = Doubler()
+
+
+RECORDS = {
+    "post_init": (lambda x: PostInit(b=x).c ** 2, "PostInit", "__post_init__"),
+    "post_init_squares": (lambda x: PostInitSquares(x).b, "PostInitSquares", "__post_init__"),
+    "init_var": (lambda x: WithInitVar(x, 2.0).b, "WithInitVar", "InitVar"),
+    "frozen_post_init": (lambda x: FrozenPostInit(x).c, "FrozenPostInit", "__post_init__"),
+    "own_init": (lambda x: OwnInit(x).w, "OwnInit", "__init__"),
+    "own_setattr": (lambda x: OwnSetattr(x).w, "OwnSetattr", "__setattr__"),
+    "child_post_init": (lambda x: ChildPostInit(x).c, "ChildPostInit", "__post_init__"),
+    "namedtuple_new": (lambda x: NTNew(x, x).b, "NTNew", "__new__"),
+    "descriptor_field": (lambda x: DescriptorField(x).w, "DescriptorField", "w"),
+}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("case", list(RECORDS))
+def test_a_record_whose_construction_runs_code_is_refused_naming_the_class(case, mode):
+    f, cls, reason = RECORDS[case]
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round24_dcls\.py:\d+:\d+: ") as info:
+        MODES[mode](f, 1.5)
+    assert cls in str(info.value) and reason in str(info.value)
+
+
+def builds_plain(x):
+    p = Plain(x, c=x * 2.0)
+    q = NT(x * p.c, b=x)
+    return p.w * q.a + q.b**2
+
+
+def builds_from_constants(x):
+    return PostInit(2.0).c * x  # built from constants only: a constant
+
+
+def test_plain_records_are_still_exact():
+    assert_exact(builds_plain, [1.5])
+    assert_exact(builds_from_constants, [1.5])
+
+
+def test_the_value_and_grad_of_the_testers_program():
+    with pytest.raises(s2sad.DifferentiationError, match="PostInit"):
+        s2sad.value_and_grad(lambda x: PostInit(b=x).c)(1.0)
+    with pytest.raises(s2sad.DifferentiationError, match="PostInit"):
+        s2sad.hessian(lambda x: PostInit(b=x).c ** 2)(1.0)
+
+
+def grad_of_record_argument(p):
+    return p.a * p.b**2
+
+
+def test_the_gradient_of_a_namedtuple_argument_does_not_run_its_new():
+    g = s2sad.grad(grad_of_record_argument)(NTNew(2.0, 5.0))  # p = (2, 6): (36, 24)
+    assert type(g) is NTNew
+    assert tuple(g) == (36.0, 24.0)
+
+
+# ---- 6. NamedTuple._make ------------------------------------------------------------------------------------
+
+
+def make_namedtuple(x):
+    return NT._make([x, x * 2.0]).b ** 2
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_namedtuple_make_is_exact_or_refused_at_the_users_line(mode):
+    try:
+        got = MODES[mode](make_namedtuple, 1.5)
+    except s2sad.DifferentiationError as e:
+        assert "test_round24_dcls.py:" in str(e) and "_make" in str(e)
+    else:
+        assert not check(make_namedtuple, [1.5]), got
