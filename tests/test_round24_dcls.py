@@ -186,3 +186,113 @@ def test_namedtuple_make_is_exact_or_refused_at_the_users_line(mode):
         assert "test_round24_dcls.py:" in str(e) and "_make" in str(e)
     else:
         assert not check(make_namedtuple, [1.5]), got
+
+
+# ---- 2. a callable instance whose class's __call__ is replaced after its derivative was made ----------------
+
+X = np.array([0.3, -0.5, 0.7])
+
+
+def _make_callable():
+    class Quadratic:
+        def __init__(self, w):
+            self.w = w
+
+        def __call__(self, x):
+            return np.sum(self.w * x**2)
+
+    return Quadratic, Quadratic(np.array([1.0, 2.0, 3.0]))
+
+
+def _vjp(f):
+    d = s2sad.vjp(f)
+    return lambda x: d(x, 1.0)
+
+
+def _jvp(f):
+    d = s2sad.jvp(f)
+    return lambda x: d(x, np.ones(3))
+
+
+STALE_MODES = {
+    "grad": s2sad.grad,
+    "value_and_grad": s2sad.value_and_grad,
+    "vjp": _vjp,
+    "jvp": _jvp,
+    "hessian": s2sad.hessian,
+}
+
+
+@pytest.mark.parametrize("wrap", ["instance", "partial"])
+@pytest.mark.parametrize("mode", list(STALE_MODES))
+def test_a_callable_instance_whose_class_call_is_replaced_is_refused(mode, wrap):
+    import functools
+
+    cls, c = _make_callable()
+    d = STALE_MODES[mode](c if wrap == "instance" else functools.partial(c))
+    d(X.copy())
+    cls.__call__ = lambda self, x: np.sum(self.w * np.sin(x))
+    with pytest.raises(s2sad.DifferentiationError, match="__call__"):
+        d(X.copy())
+    np.testing.assert_allclose(s2sad.grad(c)(X.copy()), c.w * np.cos(X))  # made again: the new __call__
+
+
+def test_a_callable_instance_given_another_class_or_a_subclass_call_is_refused():
+    cls, c = _make_callable()
+    g = s2sad.grad(c)
+    g(X.copy())
+
+    class Sub(cls):
+        pass
+
+    c.__class__ = Sub
+    with pytest.raises(s2sad.DifferentiationError, match="__class__"):
+        g(X.copy())
+    c.__class__ = cls
+    g(X.copy())
+
+
+# ---- 3. partial.keywords changed when f also has a callable default ---------------------------------------
+
+
+def with_callable_default(x, s=1.0, act=np.tanh):
+    return np.sum(act(x)) * s
+
+
+@pytest.mark.parametrize("mode", list(STALE_MODES))
+def test_a_changed_partial_keyword_is_refused_with_a_callable_default(mode):
+    import functools
+
+    p = functools.partial(with_callable_default, s=2.0)
+    d = STALE_MODES[mode](p)
+    d(X.copy())
+    p.keywords["s"] = 5.0
+    with pytest.raises(s2sad.DifferentiationError, match="keyword 's'"):
+        d(X.copy())
+    np.testing.assert_allclose(s2sad.grad(p)(X.copy()), 5.0 / np.cosh(X) ** 2)
+
+
+# ---- 4. a builtin f uses rebound in the builtins module --------------------------------------------------
+
+
+def uses_builtins(x):
+    return max(x[0], 0.1 * x[2]) + abs(x[1])
+
+
+@pytest.mark.parametrize("mode", list(STALE_MODES))
+def test_a_rebound_builtin_is_refused(mode):
+    import builtins
+
+    d = STALE_MODES[mode](uses_builtins)
+    d(X.copy())
+    saved = builtins.max
+    try:
+        builtins.max = min
+        with pytest.raises(s2sad.DifferentiationError, match="'max' was redefined"):
+            d(X.copy())
+        del builtins.max
+        with pytest.raises(s2sad.DifferentiationError, match="'max' was redefined"):
+            d(X.copy())
+    finally:
+        builtins.max = saved
+    d(X.copy())
