@@ -51,7 +51,7 @@ from .loop_sources import LoopSources, _copy, _len
 from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import _MUTATORS, call_writes
 from .primitives import is_user_function
-from .resolve import MISSING, Namespace, dotted
+from .resolve import MISSING, Namespace, among, dotted
 from .star import SAFE_KEY, namedtuple_field
 
 _STORED_NONE = object()  # (what stored_callable says of an attribute holding None)
@@ -950,7 +950,7 @@ class _ANF(LoopSources):
         twin = record_twin(obj) if isinstance(obj, type) else None
         if twin is not None:  # Dense(W) of a class whose __init__ only stores W: its dataclass twin
             func = self.twin_name(obj, twin)
-        if obj in _VALUE_CONSUMERS and node.args and self.mapping_values(node.args[0]):
+        if among(obj, _VALUE_CONSUMERS) and node.args and self.mapping_values(node.args[0]):
             node.args[0] = self.values_list(node.args[0].func.value, node)  # sum(d.values()) of a dict
         args = [self.atom(a) for a in node.args]
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]

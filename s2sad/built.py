@@ -249,7 +249,9 @@ def record_problem(cls) -> str | None:
         for name in record_fields_of(cls):
             found = inspect.getattr_static(cls, name, None)
             if hasattr(type(found), "__set__") and not isinstance(found, types.MemberDescriptorType):
-                return f"its field {name!r} is a descriptor ({type(found).__name__}) whose __set__ runs when it is stored"
+                return (
+                    f"its field {name!r} is a descriptor ({type(found).__name__}) whose __set__ runs when it is stored"
+                )
         return None
     home = next((c for c in cls.__mro__ if "__new__" in vars(c)), object)
     if "_make" not in vars(home):

@@ -16,7 +16,7 @@ import gast
 import numpy as np
 
 from .built import plain_class, record_problem
-from .resolve import MISSING, Namespace, dotted
+from .resolve import MISSING, Namespace, among, dotted
 from .rules import lookup
 from .rules.registry import Rule
 from .star import (
@@ -434,7 +434,7 @@ def _record(cls, stmt, args, keywords, what) -> Op:
 def _with_rule(fn, stmt, args, keywords, what) -> Op:
     rule = lookup(fn)
     if rule is None:
-        if isinstance(fn, type) and issubclass(fn, (int, bool, range)) or fn in _NONDIFF_BUILTINS or is_output(fn):
+        if isinstance(fn, type) and issubclass(fn, (int, bool, range)) or among(fn, _NONDIFF_BUILTINS) or is_output(fn):
             return Op(NONDIFF, stmt, fn=fn, args=args, keywords=keywords, what=what)
         return Op(UNKNOWN, stmt, fn=fn, args=args, keywords=keywords, what=what)
     kind = RULE if rule.differentiable else NONDIFF

@@ -1,7 +1,6 @@
 """Round 24 (blind tester, dcls branch): records whose construction runs user code, stale derivatives
 of callable instances, partials and builtins, unhashable globals, ``NamedTuple._make``."""
 
-import dataclasses
 from dataclasses import InitVar, dataclass
 from typing import NamedTuple
 
@@ -296,3 +295,102 @@ def test_a_rebound_builtin_is_refused(mode):
     finally:
         builtins.max = saved
     d(X.copy())
+
+
+# ---- 5. calling (or reading) a global object that cannot be hashed ----------------------------------------
+
+
+@dataclass
+class Layer:  # eq=True without frozen: unhashable
+    w: float
+
+    def __call__(self, x):
+        return np.tanh(self.w * x)
+
+
+LAYER = Layer(2.0)
+LAYERS = [Layer(0.5), Layer(1.5)]
+POLY = np.polynomial.Polynomial([1.0, 2.0, 3.0])
+POLY1D = np.poly1d([3.0, 2.0, 1.0])
+
+
+def calls_layer(x):
+    return np.sum(LAYER(x))
+
+
+def calls_layers(x):
+    h = x
+    for layer in LAYERS:
+        h = layer(h)
+    return np.sum(h * LAYER.w)
+
+
+def reads_layer(x):
+    return np.sum(np.sin(x) * LAYER.w)
+
+
+@pytest.mark.parametrize("f", [calls_layer, reads_layer])
+def test_an_unhashable_global_object_is_exact(f):
+    assert_exact(f, [np.array([0.3, -0.5, 0.2])])
+
+
+def test_a_list_of_unhashable_callables_is_exact_or_refused():
+    assert not check(calls_layers, [np.array([0.3, -0.5, 0.2])])  # (calling a list's items: refused)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("f", [lambda t: POLY(t), lambda t: POLY1D(t) * t], ids=["Polynomial", "poly1d"])
+def test_a_numpy_polynomial_is_exact_or_refused_at_the_users_line(f, mode):
+    try:
+        MODES[mode](f, 2.0)
+    except s2sad.DifferentiationError as e:
+        assert "test_round24_dcls.py:" in str(e)
+    else:
+        assert not check(f, [2.0])
+
+
+def test_the_command_line_on_an_unhashable_global(tmp_path):
+    import subprocess
+    import sys
+
+    src = tmp_path / "layer_mode.py"
+    src.write_text(
+        "import numpy as np\n"
+        "from dataclasses import dataclass\n\n\n"
+        "@dataclass\nclass Layer:\n    w: float\n\n    def __call__(self, x):\n        return np.tanh(self.w * x)\n\n\n"
+        "L = Layer(2.0)\nP = np.poly1d([3.0, 2.0, 1.0])\n\n\n"
+        "def g(x):\n    return np.sum(L(x))\n\n\n"
+        "def h(t):\n    return P(t)\n"
+    )
+    out = tmp_path / "o_g.py"
+    run = subprocess.run(
+        [sys.executable, "-m", "s2sad", f"{src}:g", "-o", str(out)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr
+    run = subprocess.run(
+        [sys.executable, "-m", "s2sad", f"{src}:h", "-o", str(out)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert "Traceback" not in run.stderr + run.stdout
+    assert run.returncode == 0 or "layer_mode.py:" in run.stderr + run.stdout
+
+
+def test_the_command_line_refuses_a_record_with_post_init(tmp_path):
+    import subprocess
+    import sys
+
+    src = tmp_path / "rec_mode.py"
+    src.write_text(
+        "from dataclasses import dataclass\n\n\n"
+        "@dataclass\nclass D:\n    b: float\n    c: float = 0.0\n\n"
+        "    def __post_init__(self):\n        self.c = self.b * 3.0\n\n\n"
+        "def g(x):\n    return D(b=x).c\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "s2sad", f"{src}:g", "-o", str(tmp_path / "o.py")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert run.returncode != 0
+    assert "rec_mode.py:14:" in run.stderr + run.stdout and "__post_init__" in run.stderr + run.stdout
+    assert "Traceback" not in run.stderr + run.stdout
