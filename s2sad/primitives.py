@@ -230,10 +230,13 @@ def _call(call, stmt, ns: Namespace) -> Op:
         problem = record_problem(obj)
         if problem is None:
             return _record(obj, stmt, args, keywords, path)
+        shown = getattr(obj, "__s2sad_twin_of__", obj)  # (a plain class's dataclass twin: the user's class)
+        spelled = path if shown is obj else shown.__name__
         refusal = (
-            f"`{path}(...)` builds an object of class {obj.__qualname__} from a differentiated value, and building "
-            f"it does more than store its fields: {problem}; s2sad cannot follow that code; compute the value in "
-            "f (or in a method) and store it as it is, or build the object outside the function and pass it in"
+            f"`{spelled}(...)` builds an object of class {shown.__qualname__} from a differentiated value, and "
+            f"building it does more than store its fields: {problem}; s2sad cannot follow that code; compute the "
+            "value in f (or in a method) and store it as it is, or build the object outside the function and pass "
+            "it in"
         )
         return Op(OPAQUE, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()", refusal=refusal)
     if plain_class(obj):  # Dense(W) of a class whose __init__ does more than store its parameters

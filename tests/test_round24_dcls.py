@@ -394,3 +394,55 @@ def test_the_command_line_refuses_a_record_with_post_init(tmp_path):
     assert run.returncode != 0
     assert "rec_mode.py:14:" in run.stderr + run.stdout and "__post_init__" in run.stderr + run.stdout
     assert "Traceback" not in run.stderr + run.stdout
+
+
+# ---- fields that are descriptors with a setter (a property) ------------------------------------------------
+
+
+class SquaredOnStore:
+    def __init__(self, w):
+        self.w = w  # a plain class whose __init__ only stores: built as its dataclass twin
+
+    @property
+    def w(self):
+        return self._w
+
+    @w.setter
+    def w(self, v):
+        self._w = v**2
+
+
+def builds_with_property(x):
+    return SquaredOnStore(x).w  # was 1.0 (x), true 2 x
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_plain_class_whose_parameter_is_stored_through_a_property_is_refused(mode):
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round24_dcls\.py:\d+:\d+: `SquaredOnStore\(\.\.\.\)`"):
+        MODES[mode](builds_with_property, 1.5)
+
+
+class Squares:
+    def __set_name__(self, owner, name):
+        self.name = "_" + name
+
+    def __get__(self, obj, cls=None):
+        return 0.0 if obj is None else getattr(obj, self.name)
+
+    def __set__(self, obj, v):
+        setattr(obj, self.name, v**2)
+
+
+@dataclass
+class SquaredField:
+    w: Squares = Squares()
+    u: float = 1.0
+
+
+def reads_squared_field(d):
+    return d.w * d.u
+
+
+def test_the_gradient_of_a_dataclass_with_a_descriptor_field_is_refused():
+    with pytest.raises(s2sad.DifferentiationError, match="descriptor"):
+        s2sad.grad(reads_squared_field)(SquaredField(1.5, 3.0))  # was w: 9.0 (3.0 stored squared)

@@ -144,10 +144,33 @@ def _rebuilt(x, items):
         return tuple.__new__(type(x), items) if hasattr(x, "_fields") else tuple(items)  # (not its __new__)
     if isinstance(x, list):
         return items
+    _plain_fields(type(x))
     new = copy.copy(x)  # a dataclass: fields set without running __init__ (frozen ones too)
     for k, v in items.items():
         object.__setattr__(new, k, v)
     return new
+
+
+_PLAIN_FIELDS: dict = {}  # id -> a dataclass checked (kept: its id is not reused)
+
+
+def _plain_fields(cls):
+    """Refuse a dataclass one of whose fields is a descriptor with a setter (a property): storing an adjoint
+    or tangent in it runs that code, which would change the number stored."""
+    import inspect
+    import types
+
+    if _PLAIN_FIELDS.get(id(cls)) is cls:
+        return
+    for f in dataclasses.fields(cls):
+        found = inspect.getattr_static(cls, f.name, None)
+        if hasattr(type(found), "__set__") and not isinstance(found, types.MemberDescriptorType):
+            raise _refusal(
+                f"the field '{f.name}' of {cls.__name__} is a descriptor ({type(found).__name__}) whose __set__ "
+                "changes what is stored, so an adjoint or tangent cannot be stored in an object of that class; "
+                "make the field a plain one, or pass its value in a dict"
+            )
+    _PLAIN_FIELDS[id(cls)] = cls
 
 
 def _items(x):
