@@ -168,6 +168,10 @@ def test_the_gradient_of_a_namedtuple_argument_does_not_run_its_new():
     g = s2sad.grad(grad_of_record_argument)(NTNew(2.0, 5.0))  # p = (2, 6): (36, 24)
     assert type(g) is NTNew
     assert tuple(g) == (36.0, 24.0)
+    h = s2sad.hessian(grad_of_record_argument)(NTNew(2.0, 5.0))
+    np.testing.assert_allclose(np.array([[h.a.a, h.a.b], [h.b.a, h.b.b]], dtype=float), [[0.0, 12.0], [12.0, 4.0]])
+    value, tangent = s2sad.jvp(grad_of_record_argument)(NTNew(2.0, 5.0), tuple.__new__(NTNew, (1.0, 0.0)))
+    assert (value, tangent) == (72.0, 36.0)
 
 
 # ---- 6. NamedTuple._make ------------------------------------------------------------------------------------
