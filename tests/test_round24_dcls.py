@@ -353,9 +353,19 @@ def test_a_numpy_polynomial_is_exact_or_refused_at_the_users_line(f, mode):
         assert not check(f, [2.0])
 
 
-def test_the_command_line_on_an_unhashable_global(tmp_path):
+def _cli(args, cwd):
+    """``python -m s2sad ARGS`` with this worktree's s2sad."""
+    import os
+    import pathlib
     import subprocess
     import sys
+
+    root = pathlib.Path(s2sad.__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root))
+    return subprocess.run([sys.executable, "-m", "s2sad", *args], capture_output=True, text=True, cwd=cwd, env=env)
+
+
+def test_the_command_line_on_an_unhashable_global(tmp_path):
 
     src = tmp_path / "layer_mode.py"
     src.write_text(
@@ -367,20 +377,14 @@ def test_the_command_line_on_an_unhashable_global(tmp_path):
         "def h(t):\n    return P(t)\n"
     )
     out = tmp_path / "o_g.py"
-    run = subprocess.run(
-        [sys.executable, "-m", "s2sad", f"{src}:g", "-o", str(out)], capture_output=True, text=True, cwd=tmp_path
-    )
+    run = _cli([f"{src}:g", "-o", str(out)], tmp_path)
     assert run.returncode == 0, run.stderr
-    run = subprocess.run(
-        [sys.executable, "-m", "s2sad", f"{src}:h", "-o", str(out)], capture_output=True, text=True, cwd=tmp_path
-    )
+    run = _cli([f"{src}:h", "-o", str(out)], tmp_path)
     assert "Traceback" not in run.stderr + run.stdout
     assert run.returncode == 0 or "layer_mode.py:" in run.stderr + run.stdout
 
 
 def test_the_command_line_refuses_a_record_with_post_init(tmp_path):
-    import subprocess
-    import sys
 
     src = tmp_path / "rec_mode.py"
     src.write_text(
@@ -389,12 +393,7 @@ def test_the_command_line_refuses_a_record_with_post_init(tmp_path):
         "    def __post_init__(self):\n        self.c = self.b * 3.0\n\n\n"
         "def g(x):\n    return D(b=x).c\n"
     )
-    run = subprocess.run(
-        [sys.executable, "-m", "s2sad", f"{src}:g", "-o", str(tmp_path / "o.py")],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
+    run = _cli([f"{src}:g", "-o", str(tmp_path / "o.py")], tmp_path)
     assert run.returncode != 0
     assert "rec_mode.py:14:" in run.stderr + run.stdout and "__post_init__" in run.stderr + run.stdout
     assert "Traceback" not in run.stderr + run.stdout

@@ -151,16 +151,13 @@ def _rebuilt(x, items):
     return new
 
 
-_PLAIN_FIELDS: dict = {}  # id -> a dataclass checked (kept: its id is not reused)
-
-
-def _plain_fields(cls):
+def _plain_fields(cls, _checked={}):  # noqa: B006 - id -> a class checked (kept: its id is not reused)
     """Refuse a dataclass one of whose fields is a descriptor with a setter (a property): storing an adjoint
     or tangent in it runs that code, which would change the number stored."""
     import inspect
     import types
 
-    if _PLAIN_FIELDS.get(id(cls)) is cls:
+    if _checked.get(id(cls)) is cls:
         return
     for f in dataclasses.fields(cls):
         found = inspect.getattr_static(cls, f.name, None)
@@ -170,7 +167,7 @@ def _plain_fields(cls):
                 "changes what is stored, so an adjoint or tangent cannot be stored in an object of that class; "
                 "make the field a plain one, or pass its value in a dict"
             )
-    _PLAIN_FIELDS[id(cls)] = cls
+    _checked[id(cls)] = cls
 
 
 def _items(x):
