@@ -157,41 +157,33 @@ def _rebuilt(x, items):
     if isinstance(x, dict):
         return type(x)(items) if type(x) is not dict else items
     if isinstance(x, tuple):
-        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+        return tuple.__new__(type(x), items) if hasattr(x, "_fields") else tuple(items)  # (not its __new__)
     if isinstance(x, list):
         return items
+    _plain_fields(type(x))
     new = copy.copy(x)  # a dataclass: fields set without running __init__ (frozen ones too)
     for k, v in items.items():
         object.__setattr__(new, k, v)
     return new
 
 
-def expect_scalar(value, function):
-    """grad needs a real scalar output; say what to use otherwise (a complex output's gradient would be
-    that of its real part, None's zeros: both refused)."""
-    if isinstance(value, float):
+def _plain_fields(cls, _checked={}):  # noqa: B006 - id -> a class checked (kept: its id is not reused)
+    """Refuse a dataclass one of whose fields is a descriptor with a setter (a property): storing an adjoint
+    or tangent in it runs that code, which would change the number stored."""
+    import inspect
+    import types
+
+    if _checked.get(id(cls)) is cls:
         return
-    if value is None:
-        raise _refusal(
-            f"grad needs a real scalar output; {function} returns None (a missing `return`?): return the "
-            "number to differentiate"
-        )
-    if is_tree(value):
-        raise _refusal(
-            f"grad needs a scalar output; {function} returns a {type(value).__name__}: return one number "
-            "(s2sad has no has_aux), or use s2sad.vjp with a seed of the same structure, or s2sad.jacobian"
-        )
-    if np.iscomplexobj(value):
-        raise _refusal(
-            f"grad needs a real scalar output; {function} returns a complex value: differentiate a real "
-            "function of it (np.real, np.imag, np.abs, ...), or use s2sad.vjp with a complex seed, or "
-            "s2sad.jvp"
-        )
-    if np.ndim(value) != 0:
-        raise _refusal(
-            f"grad({function}) needs {function} to return a scalar, but it returned an array of shape "
-            f"{np.shape(value)}; use s2sad.vjp with a seed of that shape, or s2sad.jacobian"
-        )
+    for f in dataclasses.fields(cls):
+        found = inspect.getattr_static(cls, f.name, None)
+        if hasattr(type(found), "__set__") and not isinstance(found, types.MemberDescriptorType):
+            raise _refusal(
+                f"the field '{f.name}' of {cls.__name__} is a descriptor ({type(found).__name__}) whose __set__ "
+                "changes what is stored, so an adjoint or tangent cannot be stored in an object of that class; "
+                "make the field a plain one, or pass its value in a dict"
+            )
+    _checked[id(cls)] = cls
 
 
 def _refusal(message):
@@ -240,6 +232,34 @@ def _written_origin(frame):
             col = linecache.getline(user, number).find(code.split(" ...")[0]) + 1
             return f"{user}:{number}:{max(col, 1)}", code
     return None
+
+
+def expect_scalar(value, function):
+    """grad needs a real scalar output; say what to use otherwise (a complex output's gradient would be
+    that of its real part, None's zeros: both refused)."""
+    if isinstance(value, float):
+        return
+    if value is None:
+        raise _refusal(
+            f"grad needs a real scalar output; {function} returns None (a missing `return`?): return the "
+            "number to differentiate"
+        )
+    if is_tree(value):
+        raise _refusal(
+            f"grad needs a scalar output; {function} returns a {type(value).__name__}: return one number "
+            "(s2sad has no has_aux), or use s2sad.vjp with a seed of the same structure, or s2sad.jacobian"
+        )
+    if np.iscomplexobj(value):
+        raise _refusal(
+            f"grad needs a real scalar output; {function} returns a complex value: differentiate a real "
+            "function of it (np.real, np.imag, np.abs, ...), or use s2sad.vjp with a complex seed, or "
+            "s2sad.jvp"
+        )
+    if np.ndim(value) != 0:
+        raise _refusal(
+            f"grad({function}) needs {function} to return a scalar, but it returned an array of shape "
+            f"{np.shape(value)}; use s2sad.vjp with a seed of that shape, or s2sad.jacobian"
+        )
 
 
 def unbroadcast(g, x):

@@ -802,7 +802,7 @@ def may_share(obj) -> bool:
     module = getattr(obj, "__module__", None) or ""
     if module.startswith("s2sad.runtime"):
         return False
-    if module == "math" or obj in _FRESH_BUILTINS:
+    if module == "math" or any(obj is b for b in _FRESH_BUILTINS):  # (by identity: obj may be unhashable)
         return False
     if module.startswith("numpy") or type(obj).__name__ == "ufunc":
         return getattr(obj, "__name__", "") in _VIEWS

@@ -51,7 +51,7 @@ from .loop_sources import LoopSources, _copy, _len
 from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import _MUTATORS, call_writes
 from .primitives import is_user_function
-from .resolve import MISSING, Namespace, dotted
+from .resolve import MISSING, Namespace, among, dotted
 from .star import SAFE_KEY, namedtuple_field
 
 _STORED_NONE = object()  # (what stored_callable says of an attribute holding None)
@@ -967,6 +967,12 @@ class _ANF(LoopSources):
             return gast.Call(func=name("deep_copy"), args=[self.atom(node.args[0])], keywords=[])
         if obj is dataclasses.replace or getattr(copy, "replace", None) is obj:
             raise self.error(node, f"`{_source(node)}` is not supported; build the new object with its class")
+        if _namedtuple_make(obj):
+            raise self.error(
+                node,
+                f"`{_source(node)}` is not supported; build the NamedTuple with its class: "
+                f"{obj.__self__.__name__}(a, b) or {obj.__self__.__name__}(a=..., b=...)",
+            )
         if obj is dict and len(node.args) == 1 and not node.keywords and self.is_mapping(node.args[0]):
             return self.copy_dict(self.atom(node.args[0]), node)  # dict(d) of a dict: {**d}, a new dict
         if obj in (sorted, list) and len(node.args) == 1 and self.is_mapping(node.args[0]):
@@ -978,7 +984,7 @@ class _ANF(LoopSources):
         twin = record_twin(obj) if isinstance(obj, type) else None
         if twin is not None:  # Dense(W) of a class whose __init__ only stores W: its dataclass twin
             func = self.twin_name(obj, twin)
-        if obj in _VALUE_CONSUMERS and node.args and self.mapping_values(node.args[0]):
+        if among(obj, _VALUE_CONSUMERS) and node.args and self.mapping_values(node.args[0]):
             node.args[0] = self.values_list(node.args[0].func.value, node)  # sum(d.values()) of a dict
         args = [self.atom(a) for a in node.args]
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
@@ -1970,3 +1976,14 @@ def _parsed(code: str):
             return gast.parse(code.rstrip(":") + ": pass")
         except SyntaxError:
             return gast.Module(body=[], type_ignores=[])
+
+
+def _namedtuple_make(obj) -> bool:
+    """``N._make`` of a NamedTuple class ``N`` (collections' classmethod, building with ``tuple.__new__``)."""
+    owner = getattr(obj, "__self__", None)
+    return (
+        isinstance(owner, type)
+        and issubclass(owner, tuple)
+        and hasattr(owner, "_fields")
+        and getattr(obj, "__name__", "") == "_make"
+    )

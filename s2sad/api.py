@@ -18,7 +18,7 @@ import numpy as np
 
 from . import codegen, live, star
 from .call_aliases import unaliased
-from .callables import FunctionLike, base_name, method_checks, normalize
+from .callables import FunctionLike, base_name, bound_checks, method_checks, normalize
 from .compile import load
 from .errors import DifferentiationError
 from .param_writes import param_writes
@@ -57,7 +57,7 @@ def _wrt_names(fn, wrt: Wrt) -> tuple[tuple[str, ...], bool]:
 def _key(fn):
     """What a generated module is bound to: the code, the globals dict and the closure cells it reads
     (by identity: generated code reads their current contents)."""
-    holders = tuple(id(h) for h, _, _ in getattr(fn, "partial_keywords", ()))  # the dicts its checks read
+    holders = tuple(id(h) for h, _, _ in bound_checks(fn)[0])  # the dicts its checks read
     fn = unwrap(fn)
     cells = tuple(id(c) for c in fn.__closure__ or ())
     bound = tuple((k, id(v)) for k, v in (getattr(fn, "__s2sad_bound__", None) or {}).items())
@@ -220,8 +220,11 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     operands = [(o, n) for o, ns in gen.origins.values() if ns is not None for n in ns.operands]
     found += [c for c in live.plain_checks(operands) if (id(c.holder), c.name) not in pinned]
     found += method_checks(ns for _, ns in gen.origins.values() if ns is not None)
-    for holder, key, value in getattr(fn, "partial_keywords", ()):  # p.keywords['y'] = 5.0 later
+    keywords, calls = bound_checks(fn)
+    for holder, key, value in keywords:  # p.keywords['y'] = 5.0 later
         found.append(live.Check("partial", holder, key, value, unwrap(fn)))
+    for check, holder, key, value in calls:  # C.__call__ = g later: grad(c) is stale
+        found.append(live.Check(check, holder, key, value, unwrap(fn)))
     result = live.guard(impl, found, unwrap(fn), kind)
     written = _written_params(fn, param_names(fn)) | set(param_writes(_python_function(unwrap(fn))))  # (helpers)
     if written:

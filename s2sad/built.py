@@ -225,3 +225,51 @@ def _is_user_function(fn) -> bool:
     from .primitives import is_user_function
 
     return is_user_function(fn)
+
+
+def record_problem(cls) -> str | None:
+    """Why calling the dataclass or NamedTuple ``cls`` does more than store its fields (then it is not a
+    container of them, and the derivative cannot take it for one), or None: a ``__post_init__``, an
+    ``InitVar``, an ``__init__``, ``__new__``, ``__setattr__`` or metaclass ``__call__`` of user code, or a
+    field that is a descriptor with a setter (a property) run when the field is stored."""
+    if type(cls).__call__ is not type.__call__:
+        return "its metaclass defines __call__"
+    if dataclasses.is_dataclass(cls):
+        if hasattr(cls, "__post_init__"):
+            return "it defines __post_init__, which runs when the object is built"
+        if any(f._field_type is dataclasses._FIELD_INITVAR for f in cls.__dataclass_fields__.values()):
+            return "it has an InitVar field, an argument that is not stored as a field"
+        home = next((c for c in cls.__mro__ if "__init__" in vars(c)), object)
+        if not (dataclasses.is_dataclass(home) and _generated(vars(home)["__init__"])):
+            return f"its __init__ ({home.__qualname__}.__init__) is not the one dataclass writes"
+        if cls.__new__ is not object.__new__:
+            return "it defines __new__"
+        if not cls.__dataclass_params__.frozen and cls.__setattr__ is not object.__setattr__:
+            return "it defines __setattr__, which runs when each field is stored"
+        for name in record_fields_of(cls):
+            found = inspect.getattr_static(cls, name, None)
+            if hasattr(type(found), "__set__") and not isinstance(found, types.MemberDescriptorType):
+                return (
+                    f"its field {name!r} is a descriptor ({type(found).__name__}) whose __set__ runs when it is stored"
+                )
+        return None
+    home = next((c for c in cls.__mro__ if "__new__" in vars(c)), object)
+    if "_make" not in vars(home):
+        return f"it defines __new__ ({home.__qualname__}.__new__)"
+    if cls.__init__ is not object.__init__:
+        return "it defines __init__"
+    for name in cls._fields:
+        owner = next((c for c in cls.__mro__ if name in vars(c)), None)
+        if owner is not home:
+            return f"its field {name!r} is redefined in {owner.__qualname__ if owner else 'a base'}"
+    return None
+
+
+def record_fields_of(cls) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls)]
+
+
+def _generated(init) -> bool:
+    """``init`` is written by dataclasses (compiled from text), not by the user."""
+    code = getattr(init, "__code__", None)
+    return code is not None and code.co_filename == "<string>" and code.co_name == "__init__"

@@ -83,6 +83,7 @@ def normalize(obj):
     args: tuple = ()
     kwargs: dict = {}
     keywords = []  # (a partial's keywords dict, name, value): a dict its owner may change later
+    calls = []  # (kind, holder, name, value): a callable instance's __call__ and class, checked per call
     what = obj
     for _ in range(100):
         if isinstance(obj, functools.partial):
@@ -110,6 +111,7 @@ def normalize(obj):
                 f"s2sad differentiates functions; got the class {obj.__qualname__} (differentiate one of its methods)"
             )
         elif _user_call_method(obj):
+            calls += _call_checks(obj)
             obj = obj.__call__
         else:
             raise DifferentiationError(
@@ -122,7 +124,35 @@ def normalize(obj):
     obj, kwargs = _into_kwargs(obj, kwargs)
     bound = _bind(obj, args, kwargs, what)
     bound.partial_keywords = tuple(keywords)  # checked on each call of the derivative (live.Check)
+    bound.call_checks = tuple(calls)
     return bound
+
+
+def _call_checks(obj) -> list:
+    """For a callable instance ``obj``: its class's ``__call__`` stays the one found (``C.__call__ = g``
+    later, or a subclass given one, makes ``obj(x)`` run other code) and ``obj`` stays of its class."""
+    from .live import ABSENT
+
+    cls = type(obj)
+    out = [("attribute", obj, "__class__", cls)]
+    for c in cls.__mro__:
+        if "__call__" in vars(c):
+            return [*out, ("global", vars(c), "__call__", vars(c)["__call__"])]
+        out.append(("absent", vars(c), "__call__", ABSENT))
+    return out
+
+
+def bound_checks(fn) -> tuple[tuple, tuple]:
+    """The partial keywords and callable-instance checks of ``fn`` (a :class:`BoundFunction`, or a
+    specialization of one: the checks of the function it stands for)."""
+    for _ in range(100):
+        keywords = getattr(fn, "partial_keywords", None)
+        if keywords is not None:
+            return keywords, getattr(fn, "call_checks", ())
+        if not isinstance(fn, FunctionLike):
+            break
+        fn = fn.function
+    return (), ()
 
 
 def _user_call_method(obj) -> bool:

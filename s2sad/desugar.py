@@ -35,7 +35,7 @@ import numpy as np
 from . import runtime, star
 from .ir import copy_tree, is_dict_view, out_arguments, walk
 from .naming import Names, all_names, assign, const, name
-from .resolve import MISSING, dotted
+from .resolve import MISSING, among, dotted
 
 _CONSUMERS = (
     builtins.sum,
@@ -408,7 +408,7 @@ class _Desugar:
                 callee = self.ns.lookup(node.func)
             args = []
             for a in node.args:
-                if isinstance(a, gast.GeneratorExp) and callee in _CONSUMERS and not args:
+                if isinstance(a, gast.GeneratorExp) and among(callee, _CONSUMERS) and not args:
                     args.append(self.comprehension(a, pre, stmt))
                 elif isinstance(a, gast.Starred):
                     args.extend(self.starred_arg(a, node, callee, len(args), pre, stmt))

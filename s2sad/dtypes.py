@@ -22,7 +22,7 @@ import gast
 import numpy as np
 
 from . import primitives as P
-from .resolve import MISSING
+from .resolve import MISSING, among
 
 _CREATE = {np.zeros, np.ones, np.empty, np.eye, np.identity, np.linspace, np.logspace}
 _LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array, np.asarray, np.ascontiguousarray}
@@ -188,17 +188,17 @@ def _kind_of(op, ns, known, which) -> bool:
     dtype = dtype_arg(fn, args, kw)
     if dtype is not None:
         kind = _dtype_kind(dtype, ns)
-        if fn in _CREATE | _LIKE | {np.full, np.full_like, np.arange} or integral_dtype(dtype, ns):
+        if among(fn, _CREATE | _LIKE | {np.full, np.full_like, np.arange}) or integral_dtype(dtype, ns):
             return kind is not None and (kind in "biu" if which == "integral" else kind in "fc")
-    if fn in _CREATE:
+    if among(fn, _CREATE):
         return which == "inexact"
     if fn is np.full and len(args) >= 2:
         return _atom_is(args[1], known, which)
-    if fn in _LIKE or fn is np.full_like:
+    if among(fn, _LIKE) or fn is np.full_like:
         return bool(args) and _atom_is(args[0], known, which)
     if which == "inexact" and _ufunc_gives_inexact(fn):
         return True
-    if (fn in _ARITH or fn is np.arange) and args:
+    if (among(fn, _ARITH) or fn is np.arange) and args:
         operands = args[:1] if fn is operator.getitem else args
         if which == "integral":
             return all(_atom_is(a, known, which) for a in operands)

@@ -121,13 +121,14 @@ class Check:
 
     def failing(self, i: int) -> str:
         """Python code over ``_s2sad_h{i}`` (holder) and ``_s2sad_o{i}`` (expected) that is true when the
-        check fails (it may raise KeyError or ValueError instead)."""
+        check fails (it may raise KeyError, ValueError or AttributeError instead)."""
         if self.structure is not None:
             held = f"_s2sad_h{i}[{self.name!r}]" if self.kind == "global" else f"_s2sad_h{i}.cell_contents"
             return f"_s2sad_structure({held}) != _s2sad_o{i}"
         if self.kind == "global":
             if self.expected is getattr(builtins, self.name, _MISSING) and self.name not in self.holder:
-                return f"{self.name!r} in _s2sad_h{i}"  # a builtin: fails once the module defines the name
+                # a builtin: fails once the module defines the name, or builtins.max = min rebinds it
+                return f"({self.name!r} in _s2sad_h{i} or _s2sad_builtins.{self.name} is not _s2sad_o{i})"
             return f"_s2sad_h{i}[{self.name!r}] is not _s2sad_o{i}"
         if self.kind == "cell":
             return f"_s2sad_h{i}.cell_contents is not _s2sad_o{i}"
@@ -318,6 +319,7 @@ def guard(impl, found: list[Check], fn, kind: str, arguments: bool = True):
     ns = {"__name__": "s2sad.generated", "_s2sad_impl": impl, "_s2sad_stale": stale, "_s2sad_structure": structure}
     ns["_s2sad_plain"] = PLAIN
     ns["_s2sad_refuse_arguments"] = lambda values: refuse_arguments(fn, names, values)
+    ns["_s2sad_builtins"] = builtins
     for i, c in enumerate(found):
         ns[f"_s2sad_h{i}"], ns[f"_s2sad_o{i}"] = c.holder, c.guarded
     exec(compile(text, filename, "exec"), ns)  # noqa: S102

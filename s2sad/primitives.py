@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import gast
 import numpy as np
 
-from .built import plain_class
-from .resolve import MISSING, Namespace, dotted
+from .built import plain_class, record_problem
+from .resolve import MISSING, Namespace, among, dotted
 from .rules import lookup
 from .rules.registry import Rule
 from .star import (
@@ -255,7 +255,18 @@ def _call(call, stmt, ns: Namespace) -> Op:
         fn, keywords = at_call(fn, [receiver, *args], keywords, typed_arguments(fn, [receiver, *args], keywords, ns))
         return Op(CALL, stmt, fn=fn, args=[receiver, *args], keywords=keywords, what=f"{path}()")
     if is_record_class(obj):
-        return _record(obj, stmt, args, keywords, path)
+        problem = record_problem(obj)
+        if problem is None:
+            return _record(obj, stmt, args, keywords, path)
+        shown = getattr(obj, "__s2sad_twin_of__", obj)  # (a plain class's dataclass twin: the user's class)
+        spelled = path if shown is obj else shown.__name__
+        refusal = (
+            f"`{spelled}(...)` builds an object of class {shown.__qualname__} from a differentiated value, and "
+            f"building it does more than store its fields: {problem}; s2sad cannot follow that code; compute the "
+            "value in f (or in a method) and store it as it is, or build the object outside the function and pass "
+            "it in"
+        )
+        return Op(OPAQUE, stmt, fn=obj, args=args, keywords=keywords, what=f"{path}()", refusal=refusal)
     if plain_class(obj):  # Dense(W) of a class whose __init__ does more than store its parameters
         refusal = (
             f"`{path}(...)` builds an object of class {obj.__qualname__} from a differentiated value, and its "
@@ -454,7 +465,7 @@ def _record(cls, stmt, args, keywords, what) -> Op:
 def _with_rule(fn, stmt, args, keywords, what) -> Op:
     rule = lookup(fn)
     if rule is None:
-        if isinstance(fn, type) and issubclass(fn, (int, bool, range)) or fn in _NONDIFF_BUILTINS or is_output(fn):
+        if isinstance(fn, type) and issubclass(fn, (int, bool, range)) or among(fn, _NONDIFF_BUILTINS) or is_output(fn):
             return Op(NONDIFF, stmt, fn=fn, args=args, keywords=keywords, what=what)
         return Op(UNKNOWN, stmt, fn=fn, args=args, keywords=keywords, what=what)
     kind = RULE if rule.differentiable else NONDIFF

@@ -26,6 +26,7 @@ import numpy as np
 
 from . import primitives as P
 from .ir import reads, targets, walk
+from .resolve import among
 
 _ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod}
 _ELEMENTWISE |= {operator.neg, operator.pos, abs}
@@ -89,7 +90,7 @@ class _Proof:
         fn, args, kw = op.fn, op.args, op.keywords
         parts = [self.atom(a) for a in args]
         numpy = any(p.numpy for p in parts)
-        if fn in _ELEMENTWISE and not kw:
+        if among(fn, _ELEMENTWISE) and not kw:
             return _Facts(_union(*(p.dtype for p in parts)), _union(*(p.shape for p in parts)), numpy)
         if fn is operator.pow and not kw and len(args) == 2 and (numpy or _real_power(*args)):
             return _Facts(_union(*(p.dtype for p in parts)), _union(*(p.shape for p in parts)), numpy)
@@ -98,11 +99,11 @@ class _Proof:
             return _Facts(_union(*(p.dtype for p in parts)), shape, True)
         if fn in (operator.matmul, np.dot) and len(args) == 2 and not kw:  # (np.matmul: a ufunc)
             return _Facts(_union(*(p.dtype for p in parts)), None, True)
-        if fn in _REDUCTIONS and 1 <= len(args) <= 2 and set(kw) <= {"axis", "keepdims"}:
+        if among(fn, _REDUCTIONS) and 1 <= len(args) <= 2 and set(kw) <= {"axis", "keepdims"}:
             axis = kw.get("axis", args[1] if len(args) == 2 else None)
             full = (axis is None or _constant(axis, None)) and _constant(kw.get("keepdims"), None, False)
             return _Facts(parts[0].dtype, _EMPTY if full else None, True)
-        if fn in _MATH and not kw:  # a float (or an int: len), or an error
+        if among(fn, _MATH) and not kw:  # a float (or an int: len), or an error
             return _REAL_CONSTANT
         if fn is operator.getitem and len(args) == 2:
             index = _constant_int(args[1]) and parts[0].shape_tuple

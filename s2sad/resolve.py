@@ -154,3 +154,12 @@ def resolve(parsed: Parsed, scope: dict | None = None) -> Namespace:
 
 
 MISSING = _MISSING
+
+
+def among(obj, group) -> bool:
+    """``obj in group`` (a set or dict of functions, classes, modules), False for an unhashable ``obj``
+    (a dataclass instance or ``np.poly1d`` called in f): such an object is none of them."""
+    try:
+        return obj in group
+    except TypeError:
+        return False

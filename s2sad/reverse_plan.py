@@ -19,6 +19,7 @@ from . import primitives as P
 from . import runtime
 from .containers import may_be_containers
 from .ir import is_pop, reads, targets, walk, walk_stmts
+from .resolve import among
 
 
 @dataclass
@@ -288,7 +289,7 @@ def _fresh_arrays(body, ns) -> set[str]:
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call):
             obj = ns.lookup(s.value.func)
-            if any(obj is getattr(np, f, None) for f in _FRESH) or obj in _FRESH_HELPERS:
+            if any(obj is getattr(np, f, None) for f in _FRESH) or among(obj, _FRESH_HELPERS):
                 fresh.add(s.targets[0].id)
             elif isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "copy":
                 fresh.add(s.targets[0].id)

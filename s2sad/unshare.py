@@ -16,7 +16,7 @@ import gast
 from . import runtime
 from .aliases import may_share
 from .ir import walk
-from .resolve import MISSING
+from .resolve import MISSING, among
 
 # runtime helpers that always make a new array (the others may hand back their argument)
 _FRESH_HELPERS = {runtime.zeros_like, runtime.own}
@@ -27,7 +27,7 @@ def _may_return_argument(call, ns) -> bool:
     if obj is MISSING:
         return True
     if (getattr(obj, "__module__", None) or "").startswith("s2sad.runtime"):
-        return obj not in _FRESH_HELPERS
+        return not among(obj, _FRESH_HELPERS)
     return may_share(obj)
 
 

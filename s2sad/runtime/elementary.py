@@ -33,7 +33,7 @@ def float_zeros(t):
         if isinstance(t, dict):
             return {k: float_zeros(v) for k, v in t.items()}
         if hasattr(t, "_fields"):
-            return type(t)(*[float_zeros(v) for v in t])
+            return tuple.__new__(type(t), [float_zeros(v) for v in t])  # (not its class's __new__)
         return type(t)(float_zeros(v) for v in t)
     return t
 

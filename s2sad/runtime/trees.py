@@ -141,13 +141,33 @@ def _rebuilt(x, items):
     if isinstance(x, dict):
         return type(x)(items) if type(x) is not dict else items
     if isinstance(x, tuple):
-        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+        return tuple.__new__(type(x), items) if hasattr(x, "_fields") else tuple(items)  # (not its __new__)
     if isinstance(x, list):
         return items
+    _plain_fields(type(x))
     new = copy.copy(x)  # a dataclass: fields set without running __init__ (frozen ones too)
     for k, v in items.items():
         object.__setattr__(new, k, v)
     return new
+
+
+def _plain_fields(cls, _checked={}):  # noqa: B006 - id -> a class checked (kept: its id is not reused)
+    """Refuse a dataclass one of whose fields is a descriptor with a setter (a property): storing an adjoint
+    or tangent in it runs that code, which would change the number stored."""
+    import inspect
+    import types
+
+    if _checked.get(id(cls)) is cls:
+        return
+    for f in dataclasses.fields(cls):
+        found = inspect.getattr_static(cls, f.name, None)
+        if hasattr(type(found), "__set__") and not isinstance(found, types.MemberDescriptorType):
+            raise _refusal(
+                f"the field '{f.name}' of {cls.__name__} is a descriptor ({type(found).__name__}) whose __set__ "
+                "changes what is stored, so an adjoint or tangent cannot be stored in an object of that class; "
+                "make the field a plain one, or pass its value in a dict"
+            )
+    _checked[id(cls)] = cls
 
 
 def _items(x):
