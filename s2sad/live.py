@@ -299,7 +299,7 @@ def guard(impl, found: list[Check], fn, kind: str, arguments: bool = True):
             f"    try:\n"
             f"        if {condition}:\n"
             f"            _s2sad_stale()\n"
-            f"    except (KeyError, ValueError):\n"
+            f"    except (KeyError, ValueError, AttributeError):\n"
             f"        _s2sad_stale()\n"
         )
     names = [p.name for p in plist]
