@@ -17,12 +17,10 @@ Statement line numbers are the user's, for error messages and source maps.
 
 from __future__ import annotations
 
-import builtins
 import copy
 import dataclasses
 import inspect
 import itertools
-import math
 import re
 import types
 from dataclasses import dataclass
@@ -46,7 +44,7 @@ from .aliases import (
 from .built import record_twin
 from .checkpointing import checkpoint
 from .errors import DifferentiationError, Location
-from .ir import _NUMPY_WRITERS, out_arguments, targets, walk, walk_stmts
+from .ir import _NUMPY_WRITERS, VALUE_CONSUMERS, is_super_call, out_arguments, targets, walk, walk_stmts
 from .loop_sources import LoopSources, _copy, _len
 from .naming import Names, Role, all_names, assign, const, name
 from .param_writes import _MUTATORS, call_writes
@@ -56,16 +54,6 @@ from .star import SAFE_KEY, namedtuple_field
 
 _STORED_NONE = object()  # (what stored_callable says of an attribute holding None)
 
-_VALUE_CONSUMERS = (
-    builtins.sum,
-    builtins.min,
-    builtins.max,
-    builtins.list,
-    builtins.tuple,
-    builtins.sorted,
-    math.fsum,
-    math.prod,
-)
 
 # Array methods that are NumPy functions of the receiver: method -> (function, packs *args into a tuple)
 _METHODS = {
@@ -244,17 +232,6 @@ def _checked_appends(tree, ns) -> None:
 
 def _calls_setattr(node) -> bool:
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in ("setattr", "vars")
-
-
-def _is_super(func) -> bool:
-    return (
-        isinstance(func, gast.Attribute)
-        and isinstance(func.value, gast.Call)
-        and isinstance(func.value.func, gast.Name)
-        and func.value.func.id == "super"
-        and not func.value.args
-        and not func.value.keywords
-    )
 
 
 _CONTAINER_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"}
@@ -882,7 +859,7 @@ class _ANF(LoopSources):
         return self.atom(node)
 
     def call(self, node: gast.Call):
-        if _is_super(node.func):  # super().m(args): Owner.m(self, args), Owner found in self's class's MRO
+        if is_super_call(node.func):  # super().m(args): Owner.m(self, args), Owner found in self's class's MRO
             node = self.super_call(node)
         func = node.func
         for kw in node.keywords:
@@ -984,7 +961,7 @@ class _ANF(LoopSources):
         twin = record_twin(obj) if isinstance(obj, type) else None
         if twin is not None:  # Dense(W) of a class whose __init__ only stores W: its dataclass twin
             func = self.twin_name(obj, twin)
-        if among(obj, _VALUE_CONSUMERS) and node.args and self.mapping_values(node.args[0]):
+        if among(obj, VALUE_CONSUMERS) and node.args and self.mapping_values(node.args[0]):
             node.args[0] = self.values_list(node.args[0].func.value, node)  # sum(d.values()) of a dict
         args = [self.atom(a) for a in node.args]
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]

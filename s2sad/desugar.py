@@ -33,20 +33,10 @@ import gast
 import numpy as np
 
 from . import runtime, star
-from .ir import copy_tree, is_dict_view, out_arguments, walk
+from .ir import VALUE_CONSUMERS, copy_tree, is_dict_view, out_arguments, walk
 from .naming import Names, all_names, assign, const, name
 from .resolve import MISSING, among, dotted
 
-_CONSUMERS = (
-    builtins.sum,
-    builtins.min,
-    builtins.max,
-    builtins.list,
-    builtins.tuple,
-    builtins.sorted,
-    math.fsum,
-    math.prod,
-)
 _METHODS = {"item": "ndarray_item", "tolist": "ndarray_tolist"}  # array methods spelled as helper calls
 
 
@@ -408,7 +398,7 @@ class _Desugar:
                 callee = self.ns.lookup(node.func)
             args = []
             for a in node.args:
-                if isinstance(a, gast.GeneratorExp) and among(callee, _CONSUMERS) and not args:
+                if isinstance(a, gast.GeneratorExp) and among(callee, VALUE_CONSUMERS) and not args:
                     args.append(self.comprehension(a, pre, stmt))
                 elif isinstance(a, gast.Starred):
                     args.extend(self.starred_arg(a, node, callee, len(args), pre, stmt))

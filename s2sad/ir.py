@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import builtins
+import math
+
 import gast
 import numpy as np
 
@@ -199,3 +202,29 @@ def value_reads(stmt) -> list[str]:
     if isinstance(stmt, gast.Expr):
         return reads(stmt.value)
     return []
+
+
+# the builtins (and math functions) that take a sequence's values: a generator passed to them is made
+# a list first (desugar), and a dict's .values() given to them is a list of its values (anf)
+VALUE_CONSUMERS = (
+    builtins.sum,
+    builtins.min,
+    builtins.max,
+    builtins.list,
+    builtins.tuple,
+    builtins.sorted,
+    math.fsum,
+    math.prod,
+)
+
+
+def is_super_call(func) -> bool:
+    """``super().m`` (no arguments to ``super``)."""
+    return (
+        isinstance(func, gast.Attribute)
+        and isinstance(func.value, gast.Call)
+        and isinstance(func.value.func, gast.Name)
+        and func.value.func.id == "super"
+        and not func.value.args
+        and not func.value.keywords
+    )

@@ -27,7 +27,7 @@ import numpy as np
 from .built import assigns_attribute, is_prototype, prototype
 from .callables import FunctionLike
 from .errors import DifferentiationError
-from .ir import is_dict_view
+from .ir import is_dict_view, is_super_call
 
 VAR_POS, VAR_KW = inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD
 
@@ -211,7 +211,7 @@ def _receivers(fn) -> tuple[str, ...]:
         if not isinstance(call, gast.Call):
             continue
         path = dotted(call.func)
-        if _is_super_call(call.func):  # super().m(x): which m depends on the class of self
+        if is_super_call(call.func):  # super().m(x): which m depends on the class of self
             first = _first_param(fn) if _first_param(fn) in params else next(iter(bound), None)
             if first in params and first not in stored:
                 out.add(first)
@@ -277,18 +277,6 @@ def _receivers(fn) -> tuple[str, ...]:
 
 
 _ARRAY_RECEIVERS: dict = {}
-
-
-def _is_super_call(func) -> bool:
-    """``super().m`` (no arguments to ``super``)."""
-    return (
-        isinstance(func, gast.Attribute)
-        and isinstance(func.value, gast.Call)
-        and isinstance(func.value.func, gast.Name)
-        and func.value.func.id == "super"
-        and not func.value.args
-        and not func.value.keywords
-    )
 
 
 class _FreeNames:
