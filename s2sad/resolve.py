@@ -117,12 +117,28 @@ class Namespace:
                 space = getattr(owner, "__dict__", None)
                 if space is not None:
                     self.attributes.append((space, attr, space.get(attr, _MISSING)))
+                if isinstance(space, dict) and attr not in space and not isinstance(owner, type):
+                    self._class_entry(type(owner), attr)  # self.h of a staticmethod, self.layer = L1() on the class
         elif steps and callable(obj):  # HO.fn = np.sin, also math.sin = math.cos: checked like user code
             for owner, attr in steps:
                 space = getattr(owner, "__dict__", None)
                 if space is not None and attr in space:  # (not a module's lazy __getattr__)
                     self.attributes.append((space, attr, space[attr]))
+                elif isinstance(space, dict) and not isinstance(owner, type):  # self.act of a class attribute
+                    self.attributes.append((space, attr, _MISSING))  # (not hidden by the object later)
+                    self._class_entry(type(owner), attr)
         return obj
+
+    def _class_entry(self, cls, attr):
+        """``act = staticmethod(np.tanh)`` (or a ufunc, a callable instance) found on ``cls``'s MRO: its
+        entry there is what the derivative was made for (``A.act = ...`` later makes it stale)."""
+        for c in getattr(cls, "__mro__", ()):
+            if attr in vars(c):
+                if c.__module__ != "builtins":
+                    self.attributes.append((vars(c), attr, vars(c)[attr]))
+                return
+            if c.__module__ != "builtins":
+                self.attributes.append((vars(c), attr, _MISSING))
 
 
 def _is_user_code(obj) -> bool:
