@@ -284,7 +284,6 @@ def _container_copies(tree) -> set[int]:
             written.add(root(n.func.value))  # y[:2].fill(1.0), y[1:].sort(), y.put(...): methods that may write
         if isinstance(n, gast.Call) and any(k.arg == "out" for k in n.keywords):
             written.update(root(k.value) for k in n.keywords if k.arg == "out")
-    used |= {n for n in {root(t) for t in walk(tree) if isinstance(t, gast.Name)} if n not in written}
     out = set()
     for n in walk(tree):
         if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
@@ -834,9 +833,9 @@ class _ANF(LoopSources):
         if id(node) not in self.container_copies:  # written in place: followed as an array's copy (np.copy),
             self.ns.scope.setdefault("expect_array", runtime.expect_array)  # whose views share its memory
             message = (
-                f"`{_source(node)}` of a value that is not a NumPy array, written in place afterwards: s2sad "
-                "follows this copy as an array's (a list's copy shares its items, and a slice of it is a new "
-                "list); copy an array (np.copy), or build a new list"
+                f"`{_source(node)}` of a value that is not a NumPy array: s2sad follows this copy as an array's "
+                "(its views share its memory) unless the copy is used as a list or dict (append, items, a string "
+                "key); copy an array with np.copy, a list with list(...), a dict with dict(...)"
             )
             check = gast.Call(func=name("expect_array"), args=[receiver, const(message)], keywords=[])
             self.emit(gast.Expr(value=check), node)

@@ -121,7 +121,7 @@ def list_copy_append(xs):
 
 
 def list_of_arrays_copy(xs):
-    ys = xs.copy()
+    ys = list(xs)  # (xs.copy() of a list not used as one is followed as an array's copy: refused, round 25)
     return np.sum(ys[0] * ys[1]) + np.sum(ys[0] ** 2)
 
 

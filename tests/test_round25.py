@@ -95,3 +95,47 @@ def test_grad_of_a_callable_instance_whose_class_attribute_is_replaced():
         return K(), K
 
     _refused_then_exact(make, lambda o, c: setattr(c, "fn", staticmethod(np.sin)))
+
+
+# ---- views of x.copy() carried by tuple unpacking, lists, dicts and helpers (round 25a: a wrong value
+# and gradient; x.copy() of a value of unknown type not used as a list or dict is an array's copy) ----
+
+W = np.array([1.0, 10.0, 100.0])
+
+
+def views_unpacked(x):
+    a = x.copy()
+    u, v = a[:2], a[2:]
+    u[0] = u[0] * x[2]
+    return np.sum(a * W)
+
+
+def views_unpacked_augmented(x):
+    a = x.copy()
+    u, v = a[:2], a[2:]
+    u *= 3.0
+    return np.sum(a) + np.sum(v)
+
+
+def boundary_conditions(x):
+    u = x.copy()
+    left, right = u[:1], u[-1:]
+    left[0] = x[1] * 2
+    right[0] = u[-2] * 3
+    return np.sum(np.diff(u) ** 2)
+
+
+def view_in_a_list(x):
+    a = x.copy()
+    rows = [a[:2]]
+    rows[0] *= 3
+    return np.sum(a * W)
+
+
+@pytest.mark.parametrize("f", [views_unpacked, views_unpacked_augmented, boundary_conditions, view_in_a_list])
+def test_views_of_a_copy_carried_another_way_are_exact_or_refused(f):
+    from exact_or_refused import check
+
+    x = np.array([0.5, 1.0, 2.0, 4.0])[: 4 if f is boundary_conditions else 3]
+    symptoms = check(f, [x])
+    assert not symptoms, "\n".join(symptoms)
