@@ -105,7 +105,7 @@ W = np.array([1.0, 10.0, 100.0])
 
 def views_unpacked(x):
     a = x.copy()
-    u, v = a[:2], a[2:]
+    u, v = a[:2], a[2:]  # noqa: F841 -- (v: a second view, as the tester wrote it)
     u[0] = u[0] * x[2]
     return np.sum(a * W)
 
