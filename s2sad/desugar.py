@@ -163,6 +163,14 @@ class _Desugar:
         self.root = None  # the expression being desugared: a walrus must not be read before it
         self.dict_params = _dict_parameters(tree)
         self.mapping_params = _mapping_method_params(tree)
+        self.built_dicts = {
+            n.targets[0].id
+            for n in walk(tree)
+            if isinstance(n, gast.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], gast.Name)
+            and isinstance(n.value, (gast.Dict, gast.DictComp))
+        }
         self.iterated = {id(n.iter) for n in walk(tree) if isinstance(n, (gast.For, gast.comprehension))}
         self.tuples, self.dicts = star.known_tuples(tree), star.known_dicts(tree)  # f(*t), f(**d), d.get
 
@@ -545,11 +553,17 @@ class _Desugar:
             test = gast.Compare(left=copy_tree(b), ops=[op], comparators=[copy_tree(a)])
             return gast.IfExp(test=test, body=b, orelse=a)
         seq = args[0] if len(args) == 1 else self.atom(gast.Tuple(elts=args, ctx=gast.Load()), pre, stmt)
+        if len(args) == 1 and isinstance(seq, gast.Name) and self.may_be_mapping(seq.id):
+            seq = self.atom(gast.Call(func=name("list"), args=[seq], keywords=[]), pre, stmt)  # max(d, key=d.get)
         helper = "index_of_max" if callee is builtins.max else "index_of_min"
         self.ns.scope.setdefault(helper, getattr(runtime, helper))
         k = self.fresh("k")
         pre.append(_located(assign(k, gast.Call(func=name(helper), args=[seq], keywords=list(keywords))), stmt))
         return gast.Subscript(value=copy_tree(seq), slice=name(k), ctx=gast.Load())
+
+    def may_be_mapping(self, n: str) -> bool:
+        """A name of a dict f builds or a dict parameter (iterating it gives its keys, not ``d[0], d[1]``)."""
+        return n in self.dicts or n in self.mapping_params or n in self.dict_params or n in self.built_dicts
 
     def listed(self, node, pre, stmt):
         """A generator expression as the list it yields (built before ``stmt``); other values as they are."""

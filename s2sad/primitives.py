@@ -428,7 +428,12 @@ def _class_entry(obj, func):
     owner = obj.__self__ if isinstance(obj, types.MethodType) else obj
     attr = func.attr if isinstance(obj, types.MethodType) else "__call__"
     cls = owner if isinstance(owner, type) else type(owner)
-    home = next(c for c in cls.__mro__ if attr in c.__dict__)
+    home = next((c for c in cls.__mro__ if attr in c.__dict__), None)
+    if home is None and isinstance(obj, types.MethodType):  # self.fn = other.fwd: the method's own name
+        attr = obj.__func__.__name__
+        home = next((c for c in cls.__mro__ if c.__dict__.get(attr) is obj.__func__), None)
+    if home is None:  # (a function stored under another name: the attribute chain is checked where read)
+        return cls.__dict__, f"<{attr}>", MISSING
     return home.__dict__, attr, home.__dict__[attr]
 
 

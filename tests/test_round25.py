@@ -139,3 +139,42 @@ def test_views_of_a_copy_carried_another_way_are_exact_or_refused(f):
     x = np.array([0.5, 1.0, 2.0, 4.0])[: 4 if f is boundary_conditions else 3]
     symptoms = check(f, [x])
     assert not symptoms, "\n".join(symptoms)
+
+
+def max_key_of_a_dict(x):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    return d[max(d, key=d.get)] + d[min(d, key=lambda k: d[k])] * 2.0
+
+
+def test_max_and_min_of_a_dict_with_a_key():
+    """max(d, key=d.get) raised KeyError: 0 inside s2sad (round 25b)."""
+    from exact_or_refused import check
+
+    x = np.array([0.37, -1.2, 0.7])
+    assert not check(max_key_of_a_dict, [x])
+    np.testing.assert_array_equal(s2sad.grad(max_key_of_a_dict)(x), [0.0, 2.0, 1.0])
+
+
+class _Fwd:
+    def fwd(self, x):
+        return np.tanh(x)
+
+
+class _Holds:
+    def __init__(self):
+        self.fn = _Fwd().fwd  # a bound method of another object
+
+    def loss(self, x):
+        return np.sum(self.fn(x) ** 2)
+
+
+def test_a_bound_method_of_another_object_held_on_self():
+    """grad(Hold().loss) raised a bare StopIteration inside s2sad (round 25b)."""
+    x = np.array([0.37, -1.2, 0.7])
+    h = _Holds()
+    g = s2sad.grad(h.loss)
+    t = np.tanh(x)
+    np.testing.assert_allclose(g(x), 2 * t * (1 - t * t), rtol=1e-12)
+    h.fn = np.sin
+    with pytest.raises(s2sad.DifferentiationError):
+        g(x)

@@ -38,6 +38,8 @@ def hypot_of(items):
 
 
 def _keyed(items, key):
+    if isinstance(items, dict):  # (generated code lists a dict it knows of first: max(list(d), key=d.get))
+        raise TypeError("s2sad: max/min over a dict here; write max(list(d), key=...) for its keys")
     return items.__getitem__ if key is None else (lambda i: key(items[i]))
 
 
