@@ -232,7 +232,7 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     if kind == "vjp":  # (after the check, which binds the seed by name)
         result = _seed_last(result, gen.seed, param_names(fn))
     if kind == "jvp":
-        result = _tangents_last(result, param_names(fn))
+        result = _tangents_last(_tangents_shaped(result, names, param_names(fn)), param_names(fn))
     for f in {impl, result}:
         f.__s2sad_source__ = text
         f.__s2sad_impl__ = impl
@@ -317,6 +317,46 @@ def _seed_last(vjp_fn, seed: str, params):
     vjp_entry.__doc__ = vjp_fn.__doc__
     vjp_entry.__signature__ = sig
     return vjp_entry
+
+
+def _shapes(v):
+    """The structure and leaf shapes of a value (a pytree): what a tangent must share with its primal."""
+    from .runtime.trees import _items, is_tree
+
+    if is_tree(v):
+        items = _items(v)
+        if isinstance(v, dict):  # (any key order, any dict class)
+            return ("dict", tuple(sorted(((repr(k), _shapes(x)) for k, x in items.items()), key=lambda p: p[0])))
+        kind = "sequence" if type(v) in (list, tuple) else type(v).__name__
+        keys = list(items) if isinstance(items, dict) else range(len(items))
+        return (kind, tuple((k, _shapes(items[k])) for k in keys))
+    return np.shape(v)
+
+
+def _tangents_shaped(jvp_fn, wrt, params):
+    """``jvp(f)(x, dx)`` refuses a tangent whose shape (or pytree structure) is not its primal's: NumPy
+    would broadcast it and the product would be a number of no meaning (JAX refuses it too)."""
+    sig = inspect.signature(jvp_fn)
+    tangents = [n for n in sig.parameters if n not in params]
+    pairs = list(zip(wrt, tangents))
+
+    def jvp_checked(*args, **kwargs):
+        try:
+            given = sig.bind(*args, **kwargs).arguments
+        except TypeError:
+            return jvp_fn(*args, **kwargs)  # (Python's own message)
+        for primal, tangent in pairs:
+            if primal in given and tangent in given and _shapes(given[primal]) != _shapes(given[tangent]):
+                raise DifferentiationError(
+                    f"{jvp_fn.__name__}: the tangent {tangent} has shape {_shapes(given[tangent])}, but {primal} "
+                    f"has shape {_shapes(given[primal])}; a tangent has its argument's shape"
+                )
+        return jvp_fn(*args, **kwargs)
+
+    functools.update_wrapper(jvp_checked, jvp_fn)
+    del jvp_checked.__wrapped__
+    jvp_checked.__signature__ = sig
+    return jvp_checked
 
 
 def _tangents_last(jvp_fn, params):

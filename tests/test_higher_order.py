@@ -118,8 +118,10 @@ def test_hvp_and_jvp_keep_default_arguments():
     assert_close(s2sad.hvp(with_default)(x, v), -2.0 * np.sin(x) * v)
     value, tangent = s2sad.jvp(with_default)(x, v)
     assert_close(tangent, np.sum(2.0 * np.cos(x) * v))
-    value, tangent = s2sad.jvp(with_default)(x, v, 3.0)
+    value, tangent = s2sad.jvp(with_default)(x, 3.0, v)  # (the tangent last; (x, v, 3.0) took 3.0 for it)
     assert_close(tangent, np.sum(3.0 * np.cos(x) * v))
+    with pytest.raises(s2sad.DifferentiationError, match="the tangent dx has shape"):
+        s2sad.jvp(with_default)(x, v, 3.0)
 
 
 @pytest.mark.parametrize("f", [scalar_poly, looping], ids=["scalar", "loop"])
