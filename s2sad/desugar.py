@@ -163,14 +163,7 @@ class _Desugar:
         self.root = None  # the expression being desugared: a walrus must not be read before it
         self.dict_params = _dict_parameters(tree)
         self.mapping_params = _mapping_method_params(tree)
-        self.built_dicts = {
-            n.targets[0].id
-            for n in walk(tree)
-            if isinstance(n, gast.Assign)
-            and len(n.targets) == 1
-            and isinstance(n.targets[0], gast.Name)
-            and isinstance(n.value, (gast.Dict, gast.DictComp))
-        }
+        self.built_dicts = _built_dicts(tree)  # names bound to a dict display or dict(...)
         self.iterated = {id(n.iter) for n in walk(tree) if isinstance(n, (gast.For, gast.comprehension))}
         self.tuples, self.dicts = star.known_tuples(tree), star.known_dicts(tree)  # f(*t), f(**d), d.get
 
@@ -950,6 +943,23 @@ def _dict_parameters(tree) -> set[str]:
     return (out & params & loops) - stored
 
 
+def _built_dicts(tree) -> set[str]:
+    """The names f binds to a dict display, a dict comprehension or ``dict(...)``."""
+    return {
+        n.targets[0].id
+        for n in walk(tree)
+        if isinstance(n, gast.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0], gast.Name)
+        and (
+            isinstance(n.value, (gast.Dict, gast.DictComp))
+            or isinstance(n.value, gast.Call)
+            and isinstance(n.value.func, gast.Name)
+            and n.value.func.id == "dict"
+        )
+    }
+
+
 def _mapping_method_params(tree) -> set[str]:
     """Parameters f never rebinds, and names f binds to a dict it builds, that f calls ``.values()``,
     ``.items()``, ``.keys()`` or ``.get()`` on: dicts, checked when the derivative runs."""
@@ -964,19 +974,7 @@ def _mapping_method_params(tree) -> set[str]:
         and n.func.attr in ("values", "items", "keys", "get")
         and isinstance(n.func.value, gast.Name)
     }
-    dicts = {
-        n.targets[0].id
-        for n in walk(tree)
-        if isinstance(n, gast.Assign)
-        and len(n.targets) == 1
-        and isinstance(n.targets[0], gast.Name)
-        and (
-            isinstance(n.value, (gast.Dict, gast.DictComp))
-            or isinstance(n.value, gast.Call)
-            and isinstance(n.value.func, gast.Name)
-            and n.value.func.id == "dict"
-        )
-    }  # a dict f builds (checked to be one when the code runs, as a parameter is)
+    dicts = _built_dicts(tree)  # a dict f builds (checked to be one when the code runs, as a parameter is)
     return ((used & params) - stored) | (used & dicts)
 
 

@@ -280,3 +280,17 @@ def assert_exact_or_refused(f, args, wrt=None, **kw):
         except (OSError, TypeError):
             src = repr(f)
         raise AssertionError("\n".join(symptoms) + "\n\n" + src)
+
+
+def assert_exact(f, args, **kw):
+    """Every mode is exact: no symptom, and no mode refused (``check`` alone accepts a located refusal)."""
+    symptoms = check(f, args, **kw)
+    assert not symptoms, "\n".join(symptoms)
+    if np.ndim(f(*copy.deepcopy(list(args)))) == 0:
+        s2sad.grad(f)(*copy.deepcopy(list(args)))
+        s2sad.value_and_grad(f)(*copy.deepcopy(list(args)))
+        if kw.get("hessian", True):
+            s2sad.hessian(f)(*copy.deepcopy(list(args)))
+    else:
+        s2sad.vjp(f)(*copy.deepcopy(list(args)), np.ones(np.shape(f(*copy.deepcopy(list(args))))))
+    s2sad.jvp(f)(*copy.deepcopy(list(args)), np.ones_like(args[0]))

@@ -4,25 +4,9 @@ import warnings
 
 import numpy as np
 import pytest
-from exact_or_refused import check
+from exact_or_refused import assert_exact, check
 
 import s2sad
-
-
-def assert_exact(f, args, **kw):
-    """Every mode is exact: no symptom, and no mode refused (check alone accepts a located refusal)."""
-    symptoms = check(f, args, **kw)
-    assert not symptoms, "\n".join(symptoms)
-    scalar = np.ndim(f(*args)) == 0
-    if scalar:
-        s2sad.grad(f)(*args)
-        s2sad.value_and_grad(f)(*args)
-        if kw.get("hessian", True):
-            s2sad.hessian(f)(*args)
-    else:
-        s2sad.vjp(f)(*args, np.ones(np.shape(f(*args))))
-    s2sad.jvp(f)(*args, np.ones_like(args[0]))
-
 
 # 1. lambdas with a default bound to the loop variable
 

@@ -4,21 +4,9 @@ import copy
 
 import numpy as np
 import pytest
-from exact_or_refused import check
+from exact_or_refused import assert_exact, check
 
 import s2sad
-
-
-def assert_exact(f, args, **kw):
-    """Every mode is exact, none refused (``check`` alone accepts a located refusal)."""
-    symptoms = check(f, args, **kw)
-    assert not symptoms, "\n".join(symptoms)
-    s2sad.grad(f)(*copy.deepcopy(args))
-    s2sad.value_and_grad(f)(*copy.deepcopy(args))
-    s2sad.jvp(f)(*copy.deepcopy(args), np.ones_like(args[0]))
-    if kw.get("hessian", True):
-        s2sad.hessian(f)(*copy.deepcopy(args))
-
 
 # ---- a write through a view of x.copy() (the method) was lost: x.copy() of a value of unknown type
 # became copy_of(x), taken for a list's copy, whose slices are new lists -------------------------------
