@@ -207,6 +207,15 @@ def _walk(value, path: str, seen: set, budget: list):
     return None
 
 
+def value_refusal(value) -> str:
+    """Why ``value`` (or a value it holds) is refused where s2sad's rules take it as an operand, or ``""``."""
+    hit = _walk(value, "", set(), [_LIMIT])
+    if hit is None:
+        return ""
+    path, why = hit
+    return f"its item {path} is {why}" if path else why
+
+
 def _user_object(value) -> bool:
     if isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType, functools.partial)):
         return False

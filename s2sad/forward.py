@@ -23,6 +23,7 @@ import gast
 from . import primitives as P
 from .ir import MODULES, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import assign, const, name
+from .operands import operand_checks
 from .reverse import _call, _method
 from .rules.registry import ELEMENTWISE, SCALAR, public_name
 from .template import as_nodes, operands, substitute, template_locals, to_node
@@ -42,6 +43,7 @@ class Forward:
         self.forced: set[str] = set()  # loop-carried: the tangent always exists, zero or not
         self.numbers: set[str] = set()  # names whose current value is a number constant
         self.defined: set[str] = {a.id for a in tree.args.args + tree.args.kwonlyargs}  # names bound here
+        self.checks = operand_checks(program, active, program.ns)  # expect_plain before a rule on an unseen type
         self.items = _from_items(program)  # names whose tangent may be a constant's int 0 (tangent_times, tangent_over)
 
     # ---- names -----------------------------------------------------------------------------
@@ -92,9 +94,9 @@ class Forward:
 
     def stmt(self, stmt) -> list:
         if isinstance(stmt, gast.Assign):
-            return self.assign_stmt(stmt)
+            return [*self.checks.get(stmt, ()), *self.assign_stmt(stmt)]
         if isinstance(stmt, gast.Expr):
-            return self.expr_stmt(stmt)
+            return [*self.checks.get(stmt, ()), *self.expr_stmt(stmt)]
         if isinstance(stmt, gast.If):
             return self.if_stmt(stmt)
         if isinstance(stmt, (gast.For, gast.While)):

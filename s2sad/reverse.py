@@ -25,6 +25,7 @@ from . import primitives as P
 from .aliases import makes_view
 from .ir import MODULES, changed, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import Role, assign, const, name
+from .operands import operand_checks
 from .optimize import fold
 from .quiet import silenced
 from .reverse_plan import has_break, plan_reverse
@@ -68,6 +69,7 @@ class Reverse:
         self.shapes, self.active, self.request_vjp = shapes, active, request_vjp
         plan = plan_reverse(program, shapes)
         self.plan = plan
+        self.checks = operand_checks(program, active, ns)  # expect_plain before a rule on an unseen type
         self.params, self.primal_vars = plan.params, plan.primal_vars
         self.sequences, self.trees = plan.sequences, plan.trees
         self.sites, self.remat, self.remat_before = plan.sites, plan.remat, plan.remat_before
@@ -707,6 +709,7 @@ class Reverse:
                                     gast.Subscript(value=name(var), slice=stmt.targets[0].slice, ctx=gast.Load()),
                                 )
                             out.append(gast.Expr(value=_method(self.stack(var), "append", saved)))
+                out += self.checks.get(stmt, ())
                 out.append(stmt)
         return out
 

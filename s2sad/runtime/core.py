@@ -41,6 +41,7 @@ __all__ = [
     "updates_in_place",
     "rebinds_a_number",
     "expect_array",
+    "expect_plain",
     "expect_apart",
     "expect_field",
     "number_item",
@@ -554,6 +555,33 @@ def expect_array(x, message):
     followed a slice of ``x`` as a view of its memory)."""
     if type(x) is not np.ndarray:
         raise _refusal(message)
+
+
+def expect_plain(x, message):
+    """Nothing when ``x`` has the operators and container methods of a number, a NumPy array, a list, a
+    tuple or a dict (what s2sad's rules differentiate); otherwise the refusal ``message`` at the user's
+    line, with why: ``x`` came from code s2sad does not differentiate (a user function called on
+    constants), and an object with its own ``__rmul__`` would be taken for a number."""
+    plain = (float, int, bool, complex, str, type(None), slice, np.ndarray, np.float64, np.float32, np.int64)
+    if type(x) in plain:
+        return
+    try:
+        from s2sad.foreign import value_refusal
+    except ImportError:  # a --standalone module: anything else is refused
+        plain = (
+            isinstance(x, np.generic)
+            or type(x) in (list, tuple, dict)
+            and all(type(v) in plain or isinstance(v, np.generic) for v in (x.values() if type(x) is dict else x))
+        )
+        why = "" if plain else f"a {type(x).__qualname__}, not a number, an array, a list, a tuple or a dict"
+    else:
+        why = value_refusal(x)
+    if why:
+        raise _refusal(
+            f"{message}, here {why}: s2sad's rule is for NumPy's and Python's own operation, not this value's; "
+            "write the operation out in a function s2sad reads, pass np.asarray(...), or wrap the value in "
+            "s2sad.stop_gradient where it needs no derivative"
+        )
 
 
 def expect_apart(x, a, message):
