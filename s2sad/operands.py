@@ -16,8 +16,8 @@ A name is *unseen* when some binding of it gives a value of unseen type: the res
 not differentiate (a user function called on constants, a class, a function with no rule), an item or
 attribute of an unseen value, a copy of one, a container holding one, or the result of an operation not
 differentiated on one.  A differentiated operation's result is not unseen: its operands were checked.
-The result of a differentiated call of a user function is not unseen either: its arguments are checked
-here, and the callee's operations are checked in its own derivative.
+The result of a call of a user function is seen when its arguments are and the function is proved to
+return what its rules compute from its parameters and constants (``returns_seen``, read from its code).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import operator
 import gast
 
 from . import primitives as P
+from .foreign import constant_value, foreign_class, value_refusal
 from .ir import targets
 from .naming import const, name
 
@@ -49,12 +50,18 @@ def _library(fn) -> bool:
     return module.split(".")[0] in ("builtins", "numpy", "math", "s2sad")
 
 
-def _unseen_value(op, active: bool, unseen: set) -> bool:
+def _unseen_value(op, active: bool, unseen: set, ns, memo: dict) -> bool:
     """Whether the value ``op`` gives may be of unseen type, given the names ``unseen`` so far."""
     held = [*op.args, *op.keywords.values()]
-    if active:  # a differentiated operation: its operands are checked
+    if any(_holds_foreign(a, ns, memo) for a in held):  # (an operand: refused where it is one, program.py)
+        return True
+    if isinstance(op.fn, type) and foreign_class(op.fn):  # an object of a class with its own operators
+        return True
+    if active and op.kind != P.CALL:  # a differentiated operation: its operands are checked
         passes = op.kind in (P.COPY, P.GETITEM, P.BUILD, P.UNPACK) or _passes(op)
         return passes and _any(held, unseen)
+    if op.kind == P.CALL and not _library(op.fn):
+        return _any(held, unseen) or not returns_seen(op.fn)
     if op.kind in (P.CALL, P.UNKNOWN, P.OPAQUE) and not _library(op.fn):
         return True
     return op.kind != P.NONDIFF and _any(held, unseen)  # (NONDIFF: ints, bools, shapes, output calls)
@@ -64,10 +71,49 @@ def _any(atoms, unseen) -> bool:
     return any(n in unseen for n in _names(atoms))
 
 
+def _holds_foreign(atom, ns, memo: dict) -> bool:
+    """Whether ``atom`` is a global, closure or bound value (or an attribute of one) that has, or holds a
+    value that has, operators of its own (``self`` holding ``self.s = Scale()``)."""
+    if not isinstance(atom, (gast.Name, gast.Attribute)):
+        return False
+    value = constant_value(atom, ns)
+    if value is None:
+        return False
+    if id(value) not in memo:
+        memo[id(value)] = (value, bool(value_refusal(value)))  # (the value kept: its id stays its own)
+    return memo[id(value)][1]
+
+
+_RETURNS: dict = {}  # code object -> whether the function returns values of seen type (None: being decided)
+
+
+def returns_seen(fn) -> bool:
+    """Whether the user function ``fn``, given values of seen type, returns one: its output is computed by
+    rules from its parameters and constants (no object it builds or gets from code s2sad cannot read)."""
+    key = getattr(fn, "__code__", None)
+    if key is not None and key in _RETURNS:
+        return bool(_RETURNS[key])  # (a recursive call while deciding: not proved)
+    if key is not None:
+        _RETURNS[key] = None
+    try:
+        from .pipeline import prepare
+
+        program = prepare(fn).program
+        seen = program.output not in unseen_names(program, set())
+    except Exception:  # code s2sad cannot read: not proved
+        seen = False
+    if key is not None:
+        if len(_RETURNS) > 4096:
+            _RETURNS.clear()
+        _RETURNS[key] = seen
+    return seen
+
+
 def unseen_names(program, active: set) -> set[str]:
     """The names that may hold a value whose type is seen only at run time (least fixpoint over every
     binding of each name)."""
     unseen: set[str] = set()
+    memo: dict = {}
     while True:
         before = len(unseen)
         for stmt, record in program.records.items():
@@ -80,7 +126,7 @@ def unseen_names(program, active: set) -> set[str]:
                     value = op.args[2]
                     if isinstance(value, gast.Name) and value.id in unseen:
                         unseen.update(outs)
-                elif _unseen_value(op, any(o in active for o in outs), unseen):
+                elif _unseen_value(op, any(o in active for o in outs), unseen, program.ns, memo):
                     unseen.update(outs)
             elif isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Attribute):
                 receiver, method = stmt.value.func.value, stmt.value.func.attr

@@ -105,7 +105,7 @@ def test_an_object_with_its_own_operators_from_a_call_is_refused_at_the_users_li
         "vjp": lambda: s2sad.vjp(f)(1.5, 1.0),
         "hessian": lambda: s2sad.hessian(f)(1.5),
     }[mode]
-    with pytest.raises(s2sad.DifferentiationError, match=r"test_unseen_operands\.py:\d+:\d+: .*class Sq"):
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_unseen_operands\.py:\d+:\d+: .*(class|type) Sq"):
         call()
 
 
@@ -202,3 +202,67 @@ def test_a_written_module_checks_too(tmp_path):
 
 def test_check_reports_no_symptom_for_plain_results():
     assert not check(plain_results, [np.array([0.3, -0.7, 1.1])])
+
+
+def returns_what_it_got():
+    return make()
+
+
+def differentiated_helper_returning_one(x):
+    s = returns_what_it_got()
+    return s
+
+
+def times_a_differentiated_helpers_result(x):
+    return x * differentiated_helper_returning_one(x)
+
+
+def pair(x):
+    return x * 1.0, make()
+
+
+def unpacked_from_a_differentiated_helper(x):
+    a, s = pair(x)
+    return a * s
+
+
+class Holder:
+    def __init__(self):
+        self.s = Sq(3.0)
+
+    def scale(self):
+        return self.s
+
+    def loss(self, x):
+        return x * self.scale()
+
+
+@pytest.mark.parametrize(
+    "f",
+    [times_a_differentiated_helpers_result, unpacked_from_a_differentiated_helper, Holder().loss],
+    ids=lambda f: f.__name__,
+)
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hessian"])
+def test_an_object_returned_by_a_differentiated_helper_is_refused(f, mode):
+    call = {
+        "grad": lambda: s2sad.grad(f)(1.5),
+        "jvp": lambda: s2sad.jvp(f)(1.5, 1.0),
+        "hessian": lambda: s2sad.hessian(f)(1.5),
+    }[mode]
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_unseen_operands\.py:\d+:\d+: .*(class|type) Sq"):
+        call()
+
+
+def scaled_layer(w, x):
+    return np.tanh(w * x)
+
+
+def model_of_helpers(w):
+    h = scaled_layer(w, np.array([0.5, -1.0]))
+    return np.sum(scaled_layer(w, h) ** 2)
+
+
+def test_helpers_computing_from_their_parameters_need_no_check():
+    assert_exact(model_of_helpers, [0.7])
+    for make_derivative in (s2sad.grad, s2sad.jvp, s2sad.hessian):
+        assert "    expect_plain(" not in s2sad.source(make_derivative(model_of_helpers))

@@ -85,26 +85,27 @@ def pow(z, x, y):
 
 @reverse_rule(operator.mod, np.remainder, kind=ELEMENTWISE)
 def mod(z, x, y):
-    """x % y = x - floor(x / y) * y, with floor(x / y) locally constant."""
+    """x % y = x - floor(x / y) * y, with floor(x / y) locally constant (np.divide: nan where y == 0, as
+    np.mod gives, never ZeroDivisionError)."""
     bx += bz
-    by -= bz * np.floor(x / y)
+    by -= bz * np.floor(np.divide(x, y))
 
 
 @forward_rule(operator.mod, np.remainder, kind=ELEMENTWISE)
 def mod(z, x, y):
-    dz = dx - dy * np.floor(x / y)
+    dz = dx - dy * np.floor(np.divide(x, y))
 
 
 @reverse_rule(np.fmod, kind=ELEMENTWISE)
 def fmod(z, x, y):
     """fmod(x, y) = x - trunc(x / y) * y, with trunc(x / y) locally constant."""
     bx += bz
-    by -= bz * np.trunc(x / y)
+    by -= bz * np.trunc(np.divide(x, y))
 
 
 @forward_rule(np.fmod, kind=ELEMENTWISE)
 def fmod(z, x, y):
-    dz = dx - dy * np.trunc(x / y)
+    dz = dx - dy * np.trunc(np.divide(x, y))
 
 
 # ---- unary -------------------------------------------------------------------------------

@@ -55,12 +55,12 @@ def exp(y, x):
 
 @reverse_rule(np.log, kind=ELEMENTWISE)
 def log(y, x):
-    bx += by / x
+    bx += np.divide(by, x)
 
 
 @forward_rule(np.log, kind=ELEMENTWISE)
 def log(y, x):
-    dy = dx / x
+    dy = np.divide(dx, x)
 
 
 @reverse_rule(np.sqrt, kind=ELEMENTWISE)
@@ -167,12 +167,12 @@ def fabs(y, x):
 
 @reverse_rule(np.log1p, kind=ELEMENTWISE)
 def log1p(y, x):
-    bx += by / (1 + x)
+    bx += np.divide(by, 1 + x)
 
 
 @forward_rule(np.log1p, kind=ELEMENTWISE)
 def log1p(y, x):
-    dy = dx / (1 + x)
+    dy = np.divide(dx, 1 + x)
 
 
 @reverse_rule(np.expm1, kind=ELEMENTWISE)
@@ -217,22 +217,22 @@ def exp2(y, x):
 
 @reverse_rule(np.log2, kind=ELEMENTWISE)
 def log2(y, x):
-    bx += by / (x * np.log(2))
+    bx += np.divide(by, x * np.log(2))
 
 
 @forward_rule(np.log2, kind=ELEMENTWISE)
 def log2(y, x):
-    dy = dx / (x * np.log(2))
+    dy = np.divide(dx, x * np.log(2))
 
 
 @reverse_rule(np.log10, kind=ELEMENTWISE)
 def log10(y, x):
-    bx += by / (x * np.log(10))
+    bx += np.divide(by, x * np.log(10))
 
 
 @forward_rule(np.log10, kind=ELEMENTWISE)
 def log10(y, x):
-    dy = dx / (x * np.log(10))
+    dy = np.divide(dx, x * np.log(10))
 
 
 @reverse_rule(np.cbrt, kind=ELEMENTWISE)
@@ -268,12 +268,12 @@ def arccosh(y, x):
 
 @reverse_rule(np.arctanh, kind=ELEMENTWISE)
 def arctanh(y, x):
-    bx += by / (1 - x * x)
+    bx += np.divide(by, 1 - x * x)
 
 
 @forward_rule(np.arctanh, kind=ELEMENTWISE)
 def arctanh(y, x):
-    dy = dx / (1 - x * x)
+    dy = np.divide(dx, 1 - x * x)
 
 
 @reverse_rule(np.sinc, kind=ELEMENTWISE)
@@ -379,13 +379,13 @@ def angle(y, z, deg=False):
 
 @reverse_rule(np.arctan2, kind=ELEMENTWISE)
 def arctan2(z, y, x):
-    by += bz * x / (x * x + y * y)
-    bx -= bz * y / (x * x + y * y)
+    by += np.divide(bz * x, x * x + y * y)
+    bx -= np.divide(bz * y, x * x + y * y)
 
 
 @forward_rule(np.arctan2, kind=ELEMENTWISE)
 def arctan2(z, y, x):
-    dz = (dy * x - dx * y) / (x * x + y * y)
+    dz = np.divide(dy * x - dx * y, x * x + y * y)
 
 
 @reverse_rule(np.hypot, kind=ELEMENTWISE)

@@ -46,11 +46,11 @@ if sp is not None:
 
     @reverse_rule(sp.logit, kind=ELEMENTWISE, name="scipy.special.logit")
     def logit(y, x):
-        bx += by / (x * (1 - x))
+        bx += np.divide(by, x * (1 - x))
 
     @forward_rule(sp.logit, kind=ELEMENTWISE, name="scipy.special.logit")
     def logit(y, x):
-        dy = dx / (x * (1 - x))
+        dy = np.divide(dx, x * (1 - x))
 
     @reverse_rule(sp.gammaln, kind=ELEMENTWISE, name="scipy.special.gammaln")
     def gammaln(y, x):
@@ -88,11 +88,11 @@ if sp is not None:
     @reverse_rule(sp.xlogy, kind=ELEMENTWISE, name="scipy.special.xlogy")
     def xlogy(z, x, y):
         bx += bz * np.log(y)
-        by += bz * x / y
+        by += np.divide(bz * x, y)
 
     @forward_rule(sp.xlogy, kind=ELEMENTWISE, name="scipy.special.xlogy")
     def xlogy(z, x, y):
-        dz = dx * np.log(y) + dy * x / y
+        dz = dx * np.log(y) + np.divide(dy * x, y)
 
     # y = log(sum(exp(a))): dy/da = exp(a - y), the softmax
     @reverse_rule(sp.logsumexp, kind=REDUCTION, name="scipy.special.logsumexp")
