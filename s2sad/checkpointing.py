@@ -29,6 +29,7 @@ import gast
 
 from .ir import copy_tree, reads, targets, walk_stmts
 from .naming import Role, assign, const, name
+from .quiet import silenced
 
 
 def checkpoint(iterable, every: int | None = None):
@@ -97,7 +98,11 @@ def apply(rev, primal: list, adjoint: list) -> tuple[list, set[str]]:
             ),
             ctx=gast.Load(),
         )
-        replay = gast.For(target=loop.target, iter=window, body=copy_tree(loop.body), orelse=[], type_comment=None)
+        # the segment runs again: quietly (f printed once; the session makes its helpers' calls quiet copies)
+        replay = gast.For(
+            target=loop.target, iter=window, body=silenced(copy_tree(loop.body), rev.ns), orelse=[], type_comment=None
+        )
+        replay.s2sad_replay = True
         reverse = gast.For(
             target=back.target,
             iter=_call("reversed", copy_tree(window)),

@@ -166,6 +166,12 @@ class _Session:
             seed=seed,
             as_tuple=as_tuple,
         )
+        for loop in walk(deriv):  # a checkpointed segment recomputed: its helpers print no more
+            if getattr(loop, "s2sad_replay", False):
+                for call, obj in list(called_functions(loop, prep.ns)):
+                    quiet = self.quiet_name(obj)
+                    if quiet is not None:
+                        redirect(call, quiet)
         private_arguments_of(deriv, prep)
         effects = self.effects(deriv, prep, mode)
         deriv = optimize(deriv, prep.names, primal_names(prep.tree), effects)
