@@ -103,11 +103,19 @@ def _refuse_object(x):
             if held:
                 what = f"{code.co_name}: argument '{held[0]}' is an object of type {kind}"
                 break
-    raise error(
+    message = (
         f"{what}; s2sad differentiates with respect to numbers, arrays and containers of them (dict, list, "
         f"tuple, NamedTuple, dataclass), as JAX does: make {kind} a dataclass or NamedTuple, pass its arrays "
         "in a dict, or keep the object a constant (differentiate with respect to another argument)"
     )
+    if what.startswith("a value"):  # (not an argument: a value the code computes, at the user's line)
+        try:
+            from s2sad.runtime.refusals import refusal
+        except ImportError:  # (a standalone module)
+            pass
+        else:
+            raise refusal(message)
+    raise error(message)
 
 
 def tree_astype(g, x, astype_of):

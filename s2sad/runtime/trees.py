@@ -130,7 +130,12 @@ def _refuse_object(x):
         "in a dict, or keep the object a constant (differentiate with respect to another argument)"
     )
     if what.startswith("a value"):  # (not an argument: a value the code computes, at the user's line)
-        raise _refusal(message)
+        try:
+            from s2sad.runtime.refusals import refusal
+        except ImportError:  # (a standalone module)
+            pass
+        else:
+            raise refusal(message)
     raise error(message)
 
 
