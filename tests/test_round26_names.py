@@ -1,0 +1,215 @@
+"""Round 26: names the generated code reads as globals (``np``, ``math``, runtime helpers, builtins)
+that the user's function binds as a parameter or a local; ``vjp(f)(x, seed=...)``; accurate refusals."""
+
+import copy
+import math as M
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy
+import numpy as np_
+import pytest
+from exact_or_refused import assert_exact
+
+import s2sad
+
+X = numpy.array([0.3, -1.2])
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def p_np(x, np=2.0):
+    return numpy.sum(numpy.sin(x) * np)
+
+
+def p_math(a, math=2.0):
+    return M.sin(a) * math
+
+
+def p_zeros_like(x, zeros_like=1.0):
+    for i in range(2):
+        x = numpy.tanh(x * x[i]) * zeros_like
+    return numpy.sum(x)
+
+
+def p_helpers(x, unreduce=1.0, unbroadcast=2.0, astype_of=0.5, expect_scalar=1.5):
+    return numpy.sum(numpy.cos(x) * unreduce * unbroadcast + astype_of * x * expect_scalar)
+
+
+def p_loop_helpers(x, tape=1.0, own=0.5, add_at=2.0, tree_add=1.0):
+    for i in range(2):
+        x = numpy.tanh(x * x[i]) * tape + own * add_at * tree_add * x
+    return numpy.sum(x)
+
+
+def p_builtins(x, reversed=1.0, range=2, len=0.5, list=1.5):
+    s = 0.0
+    for i in [0, 1]:
+        s = s + numpy.sin(x[i]) * reversed * len * list + range
+    return s
+
+
+def local_reversed(x):
+    reversed = "not used for anything"  # noqa: F841
+    for i in range(2):
+        x = numpy.tanh(x * x[i])
+    return numpy.sum(x)
+
+
+def local_builtins(x):
+    len = 2.0
+    range = 3.0
+    s = 0.0
+    for i in [0, 1]:
+        s = s + numpy.sin(x[i]) * len * range
+    return s
+
+
+def kw_only_np(x, *, np=2.0, math=3.0):
+    return numpy.sum(numpy.exp(x) * np + x * math)
+
+
+CASES = [
+    (p_np, (X,)),
+    (p_np, (X, 3.0)),
+    (p_math, (0.7,)),
+    (p_math, (0.7, -1.5)),
+    (p_zeros_like, (X,)),
+    (p_zeros_like, (X, 0.7)),
+    (p_helpers, (X,)),
+    (p_loop_helpers, (X,)),
+    (p_builtins, (X,)),
+    (local_reversed, (X,)),
+    (local_builtins, (X,)),
+    (kw_only_np, (X,)),
+]
+
+
+@pytest.mark.parametrize("f,args", CASES, ids=[f"{f.__name__}-{len(a)}" for f, a in CASES])
+def test_parameters_and_locals_named_like_generated_globals(f, args):
+    assert_exact(f, args)
+
+
+@pytest.mark.parametrize("f", [p_np, p_zeros_like, p_loop_helpers, p_builtins], ids=lambda f: f.__name__)
+def test_jacobian_and_keywords(f):
+    name = list(f.__code__.co_varnames[1 : f.__code__.co_argcount])[0]
+    kw = {name: 0.7}
+    h = 1e-6
+    g = s2sad.grad(f)(X.copy(), **kw)
+    fd = numpy.array([(f(X + h * e, **kw) - f(X - h * e, **kw)) / (2 * h) for e in numpy.eye(2)])
+    numpy.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+    numpy.testing.assert_allclose(s2sad.jacobian(f)(X.copy(), **kw), fd, rtol=1e-6, atol=1e-8)
+    value, g2 = s2sad.value_and_grad(f)(X.copy(), **kw)
+    assert value == f(X, **kw)
+    numpy.testing.assert_allclose(g2, fd, rtol=1e-6, atol=1e-8)
+    hess = s2sad.hessian(f)(X.copy(), **kw)
+    fdh = numpy.array(
+        [(s2sad.grad(f)(X + h * e, **kw) - s2sad.grad(f)(X - h * e, **kw)) / (2 * h) for e in numpy.eye(2)]
+    )
+    numpy.testing.assert_allclose(hess, fdh, rtol=1e-5, atol=1e-6)
+
+
+def test_the_generated_code_reads_numpy_by_another_name():
+    text = s2sad.source(s2sad.grad(p_np))
+    assert "import numpy as np1" in text
+    assert "def df_dx(x, np=2.0, bout=1.0):" in text.replace("dp_np_dx", "df_dx")
+    assert "np1.cos(x)" in text
+
+
+def test_the_command_line_with_such_parameters(tmp_path):
+    (tmp_path / "m.py").write_text(
+        textwrap.dedent(
+            """
+            import numpy
+            def f(x, np=2.0):
+                return numpy.sum(numpy.sin(x) * np)
+            def h(x, zeros_like=1.0, reversed=1.0):
+                for i in range(2):
+                    x = numpy.tanh(x * x[i]) * zeros_like * reversed
+                return numpy.sum(x)
+            """
+        )
+    )
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    for flags in ([], ["--standalone"]):
+        for fn in ("f", "h"):
+            out = f"out_{fn}{len(flags)}.py"
+            subprocess.run(
+                [sys.executable, "-m", "s2sad", f"m.py:{fn}", "-o", out, *flags],
+                cwd=tmp_path,
+                env=env,
+                check=True,
+                capture_output=True,
+            )
+            code = (
+                "import numpy, runpy, m\n"
+                f"ns = runpy.run_path({out!r})\n"
+                f"d = ns['d{fn}_dx']\n"
+                "x = numpy.array([0.3, -1.2])\n"
+                f"g = d(x.copy(), **{{'{'np' if fn == 'f' else 'zeros_like'}': 0.7}})\n"
+                f"e = numpy.eye(2) * 1e-6\n"
+                f"k = {{'{'np' if fn == 'f' else 'zeros_like'}': 0.7}}\n"
+                f"fd = [(m.{fn}(x + e[i], **k) - m.{fn}(x - e[i], **k)) / 2e-6 for i in range(2)]\n"
+                "assert numpy.allclose(g, fd, rtol=1e-6), (g, fd)\n"
+            )
+            subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, check=True)
+
+
+# ---- vjp(f)(*args, seed=...) --------------------------------------------------------------------
+def twice(a):
+    return a * 2
+
+
+def scaled_kw(a, *, k=2.0):
+    return a * k
+
+
+def scaled_default(a, b=1.0):
+    return a * b
+
+
+def has_seed(a, seed=3.0):
+    return a * seed
+
+
+S = np_.array([1.0, 2.0])
+
+
+def test_vjp_takes_the_seed_by_keyword():
+    numpy.testing.assert_allclose(s2sad.vjp(twice)(X, seed=S), 2 * S)
+    numpy.testing.assert_allclose(s2sad.vjp(scaled_kw)(X, seed=S), 2 * S)
+    numpy.testing.assert_allclose(s2sad.vjp(scaled_kw)(X, k=3.0, seed=S), 3 * S)
+    numpy.testing.assert_allclose(s2sad.vjp(scaled_kw)(X, S, k=3.0), 3 * S)
+    numpy.testing.assert_allclose(s2sad.vjp(scaled_default)(X, seed=S), S)
+    numpy.testing.assert_allclose(s2sad.vjp(scaled_default)(X, 2.0, seed=S), 2 * S)
+    ga, gb = s2sad.vjp(scaled_default, wrt=(0, 1))(X, 2.0, seed=S)
+    numpy.testing.assert_allclose(ga, 2 * S)
+    assert gb == pytest.approx(float(S @ X))
+    seed = S.copy()
+    s2sad.vjp(twice)(X, seed=seed)
+    assert (seed == S).all()
+
+
+def test_a_parameter_named_seed_keeps_seed_for_itself():
+    """f's own ``seed`` parameter is bound by ``seed=``; the VJP's seed goes last (or by ``bout=``)."""
+    numpy.testing.assert_allclose(s2sad.vjp(has_seed)(X, S), 3 * S)
+    numpy.testing.assert_allclose(s2sad.vjp(has_seed)(X, S, seed=2.0), 2 * S)
+    numpy.testing.assert_allclose(s2sad.vjp(has_seed)(X, 2.0, S), 2 * S)
+    numpy.testing.assert_allclose(s2sad.vjp(has_seed)(X, seed=2.0, bout=S), 2 * S)
+    assert_exact(has_seed, (X, 0.5))
+
+
+def test_seed_given_twice_is_a_type_error():
+    with pytest.raises(TypeError):
+        s2sad.vjp(scaled_kw)(X, S, seed=S)
+    with pytest.raises(TypeError):
+        s2sad.vjp(twice)(X, bout=S, seed=S)
+
+
+def test_inputs_unchanged():
+    x = X.copy()
+    s2sad.grad(p_zeros_like)(x, zeros_like=0.3)
+    s2sad.hessian(p_np)(x, np=0.3)
+    assert (x == X).all()
+    _ = copy
