@@ -1297,7 +1297,7 @@ class _ANF(LoopSources):
             other = self.user_of.get(others[0], others[0]) if others else base
             raise self.error(
                 stmt,
-                f"writing into the dict '{user or base}', which '{other}' also holds (used later): s2sad "
+                f"writing into the dict '{user or base}', which '{other}' may also be or hold (read later): s2sad "
                 "cannot tell which values change; build a new dict instead ({**d, key: value})",
             )
         self.ns.scope.setdefault("set_item", runtime.set_item)

@@ -213,3 +213,103 @@ def test_inputs_unchanged():
     s2sad.hessian(p_np)(x, np=0.3)
     assert (x == X).all()
     _ = copy
+
+
+# ---- a tuple or list into a fancy index; dict displays of new values in nested loops -------------
+def tuple_into_fancy(x):
+    a = numpy.zeros(3)
+    a[[1, 2]] = x[0], x[1]
+    return numpy.sum(a * numpy.arange(3.0))
+
+
+def tuple_into_slice(x):
+    a = numpy.zeros(3)
+    a[1:] = x[0] * x[1], numpy.sin(x[1])
+    return numpy.sum(a * a)
+
+
+def list_into_fancy(x):
+    a = numpy.ones(4)
+    a[[0, 3]] = [x[1] ** 2, x[0]]
+    return numpy.sum(numpy.exp(a) * numpy.arange(4.0))
+
+
+def nested_list_into_rows(x):
+    A = numpy.ones((3, 2))
+    A[[0, 2]] = [[x[0], x[1]], [x[1] * x[0], 2.0]]
+    return numpy.sum(A**2)
+
+
+def dict_step_nested_loops(x):
+    p = {"w": x.copy()}
+    for t in range(2):
+        gr = {"w": 2 * p["w"] * x}
+        for k in ["w"]:
+            p[k] = p[k] - 0.1 * gr[k]
+    return numpy.sum(p["w"] ** 2)
+
+
+def dict_step_two_keys(x):
+    p = {"a": x * 1.0, "b": x[0] * x}
+    for t in range(2):
+        gr = {"a": p["b"] * x, "b": numpy.sin(p["a"])}
+        for k in ["a", "b"]:
+            p[k] = p[k] - 0.1 * gr[k]
+    return numpy.sum(p["a"] * p["b"])
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        tuple_into_fancy,
+        tuple_into_slice,
+        list_into_fancy,
+        nested_list_into_rows,
+        dict_step_nested_loops,
+        dict_step_two_keys,
+    ],
+    ids=lambda f: f.__name__,
+)
+def test_sequences_into_arrays_and_dict_steps(f):
+    assert_exact(f, (X,))
+
+
+def dict_really_held(x):
+    q = {"w": x * 1.0}
+    for t in range(2):
+        held = {"q": q}
+        for k in ["w"]:
+            q[k] = q[k] * x
+        x = x + held["q"]["w"]
+    return numpy.sum(x)
+
+
+def dict_the_same(x):
+    q = {"w": x * 1.0}
+    for t in range(2):
+        r = q
+        for k in ["w"]:
+            q[k] = q[k] * x
+        x = x + r["w"]
+    return numpy.sum(x)
+
+
+@pytest.mark.parametrize("f", [dict_really_held, dict_the_same], ids=lambda f: f.__name__)
+def test_a_dict_really_shared_is_exact_or_refused_accurately(f):
+    from exact_or_refused import check
+
+    symptoms = check(f, (X,))
+    assert not symptoms, symptoms
+    try:
+        s2sad.grad(f)(X)
+    except s2sad.DifferentiationError as e:
+        assert "may also be or hold" in str(e)
+
+
+def test_a_list_of_other_length_than_its_array_adjoint_is_refused():
+    from s2sad.runtime.core import unbroadcast
+
+    with pytest.raises(s2sad.DifferentiationError):
+        unbroadcast(numpy.ones(4), [1.0, 2.0])
+    g = unbroadcast(numpy.array([[1.0, 2.0], [3.0, 4.0]]), [1.0, 2.0])
+    assert type(g) is list and g == [4.0, 6.0]

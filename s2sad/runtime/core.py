@@ -97,10 +97,37 @@ def _real_for(g, x):
     return g.real
 
 
+def _as_sequence(x, g):
+    """The adjoint of a list or tuple of numbers ``x`` that NumPy read as the array ``np.asarray(x)``
+    (``a[[1, 2]] = u, v``, ``arr + [u, v]``), from that array's adjoint ``g``: a ``x``-shaped one."""
+    try:
+        shape = np.shape(x)
+    except ValueError:
+        shape = None
+    flat = np.asarray(x, dtype=object).ravel() if shape is not None else ()
+    if shape is None or not all(isinstance(v, (float, int, complex, np.number)) for v in flat):
+        raise _refusal("a list or tuple of differentiated values that NumPy reads as an array must hold numbers")
+    try:
+        g = unbroadcast(g, np.asarray(x))
+    except ValueError:  # (an adjoint of another length: x was concatenated or repeated)
+        g = None
+    if g is None or _shape(g) != shape:
+        raise _refusal("concatenating or repeating lists or tuples of differentiated values is not supported")
+
+    def build(v, gv):
+        if type(v) in (list, tuple):
+            return type(v)(build(a, b) for a, b in zip(v, gv))
+        return gv[()] if type(gv) is np.ndarray else gv
+
+    return build(x, g)
+
+
 def unbroadcast(g, x):
     """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``.
     A container ``x`` (a list, dict, ...) has a container adjoint of its own structure: ``g`` itself."""
     if type(x) is not np.ndarray and not isinstance(x, (float, int, complex, np.generic)) and is_tree(x):
+        if type(x) in (list, tuple) and type(g) is np.ndarray:  # NumPy made an array of x (a[i] = u, v)
+            return _as_sequence(x, g)
         if isinstance(x, (list, tuple)) and (not isinstance(g, (list, tuple)) or len(g) != len(x)):
             # the adjoint of ``a + b`` or ``a * 2`` on lists is not theirs to keep whole: refuse
             raise _refusal("concatenating or repeating lists or tuples of differentiated values is not supported")
