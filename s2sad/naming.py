@@ -142,15 +142,21 @@ def rename_params(tree, mapping: dict[str, str]) -> None:
             n.id = mapping[n.id]
 
 
-def swap_back(tree, mapping: dict[str, str], calls=()) -> None:
+def swap_back(tree, mapping: dict[str, str], calls=()) -> dict[str, str]:
     """The generated function ``tree`` made from renamed parameters (``np`` -> ``np1``) takes them by
     the user's names again, and reads the global of that name by the other (``np1.cos(x) * np``):
     records ``tree.global_aliases`` (``{"np": "np1"}``) for the module's imports.  ``calls``: the
-    functions it calls that take the user's names as keywords (the user's function, other wrappers)."""
+    functions it calls that take the user's names as keywords (the user's function, other wrappers).
+    Gives the renaming done."""
     if not mapping:
-        return
+        return {}
     swap = {**mapping, **{v: k for k, v in mapping.items()}}
     args = tree.args
+    spelled = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+    for user, internal in mapping.items():  # its adjoint and tangent: bnp, dnp (not bnp1, dnp1)
+        for prefix in "bd":
+            if prefix + internal in spelled and prefix + user not in spelled | set(swap):
+                swap[prefix + internal] = prefix + user
     nodes = list(args.posonlyargs + args.args + args.kwonlyargs)
     for stmt in tree.body:
         nodes += walk(stmt)
@@ -161,3 +167,4 @@ def swap_back(tree, mapping: dict[str, str], calls=()) -> None:
             for k in n.keywords:
                 k.arg = swap.get(k.arg, k.arg)
     tree.global_aliases = {**getattr(tree, "global_aliases", {}), **mapping}
+    return swap

@@ -397,7 +397,8 @@ def derive(fn, wrt: tuple, mode: str, fname: str, as_tuple: bool = False) -> Gen
         primal = {prep.renamed.get(p, p) for p in param_names(fn)}
         inputs = [a.id for a in deriv.args.args + deriv.args.kwonlyargs if a.id not in primal]
         unshare_returns(deriv, inputs, prep.ns, [1] if mode == "jvp" else None)
-    swap_back(deriv, prep.renamed)
+    swapped = swap_back(deriv, prep.renamed)
+    session.gen.seed = swapped.get(session.gen.seed, session.gen.seed)
     session.gen.functions.insert(0, deriv)
     session.gen.entry = fname
     return session.gen

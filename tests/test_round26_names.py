@@ -313,3 +313,27 @@ def test_a_list_of_other_length_than_its_array_adjoint_is_refused():
         unbroadcast(numpy.ones(4), [1.0, 2.0])
     g = unbroadcast(numpy.array([[1.0, 2.0], [3.0, 4.0]]), [1.0, 2.0])
     assert type(g) is list and g == [4.0, 6.0]
+
+
+def test_the_parameter_itself_differentiated_and_its_tangent_named_dnp():
+    g = s2sad.grad(p_np, wrt=(0, 1))(X, 2.0)
+    numpy.testing.assert_allclose(g[0], 2 * numpy.cos(X))
+    assert g[1] == pytest.approx(numpy.sum(numpy.sin(X)))
+    assert s2sad.grad(p_np, wrt="np")(X, np=3.0) == pytest.approx(numpy.sum(numpy.sin(X)))
+    out, dout = s2sad.jvp(p_np, wrt=(0, 1))(X, 2.0, numpy.ones(2), 1.0)
+    assert dout == pytest.approx(numpy.sum(2 * numpy.cos(X)) + numpy.sum(numpy.sin(X)))
+    assert "def jvp_p_np(x, dx, dnp, np=2.0):" in s2sad.source(s2sad.jvp(p_np, wrt=(0, 1)))
+    assert_exact(p_np, (X, 2.0))
+
+
+def ret_np(x, np=2.0):
+    np = np * x
+    return np
+
+
+def test_a_vjp_seed_of_a_rebound_parameter():
+    s = numpy.array([1.0, -2.0])
+    ga, gb = s2sad.vjp(ret_np, wrt=(0, 1))(X, 2.0, seed=s)
+    numpy.testing.assert_allclose(ga, 2 * s)
+    assert gb == pytest.approx(float(s @ X))
+    assert_exact(ret_np, (X, 2.0))
