@@ -98,28 +98,15 @@ def _real_for(g, x):
 
 
 def _as_sequence(x, g):
-    """The adjoint of a list or tuple of numbers ``x`` that NumPy read as the array ``np.asarray(x)``
-    (``a[[1, 2]] = u, v``, ``arr + [u, v]``), from that array's adjoint ``g``: a ``x``-shaped one."""
+    """The adjoint of a list or tuple of numbers ``x`` that NumPy read as an array (``a[[1, 2]] = u, v``,
+    ``arr + [u, v]``), from that array's adjoint ``g``: a sequence of ``x``'s structure."""
     try:
-        shape = np.shape(x)
-    except ValueError:
-        shape = None
-    flat = np.asarray(x, dtype=object).ravel() if shape is not None else ()
-    if shape is None or not all(isinstance(v, (float, int, complex, np.number)) for v in flat):
-        raise _refusal("a list or tuple of differentiated values that NumPy reads as an array must hold numbers")
-    try:
-        g = unbroadcast(g, np.asarray(x))
-    except ValueError:  # (an adjoint of another length: x was concatenated or repeated)
+        g = unbroadcast(g, np.asarray(x, dtype=complex if np.iscomplexobj(x) else float))
+    except (ValueError, TypeError):  # (not numbers; an adjoint of another length: x concatenated or repeated)
         g = None
-    if g is None or _shape(g) != shape:
+    if g is None or _shape(g) != np.shape(x):
         raise _refusal("concatenating or repeating lists or tuples of differentiated values is not supported")
-
-    def build(v, gv):
-        if type(v) in (list, tuple):
-            return type(v)(build(a, b) for a, b in zip(v, gv))
-        return gv[()] if type(gv) is np.ndarray else gv
-
-    return build(x, g)
+    return type(x)(_as_sequence(v, gv) if type(v) in (list, tuple) else np.copy(gv)[()] for v, gv in zip(x, g))
 
 
 def unbroadcast(g, x):
