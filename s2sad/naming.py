@@ -142,18 +142,22 @@ def rename_params(tree, mapping: dict[str, str]) -> None:
             n.id = mapping[n.id]
 
 
-def swap_back(tree, mapping: dict[str, str], calls=()) -> dict[str, str]:
+ALL = object()  # swap_back's ``calls``: every call
+
+
+def swap_back(tree, mapping: dict[str, str], calls=(), pretty=False) -> dict[str, str]:
     """The generated function ``tree`` made from renamed parameters (``np`` -> ``np1``) takes them by
     the user's names again, and reads the global of that name by the other (``np1.cos(x) * np``):
     records ``tree.global_aliases`` (``{"np": "np1"}``) for the module's imports.  ``calls``: the
-    functions it calls that take the user's names as keywords (the user's function, other wrappers).
-    Gives the renaming done."""
+    functions it calls that take the user's names as keywords (all, with ``calls=ALL``); ``pretty``: the
+    parameter's adjoint and tangent lose the suffix too (``bnp``), for an entry only (a wrapper passes
+    tangents by name).  Gives the renaming done."""
     if not mapping:
         return {}
     swap = {**mapping, **{v: k for k, v in mapping.items()}}
     args = tree.args
     spelled = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
-    for user, internal in mapping.items():  # its adjoint and tangent: bnp, dnp (not bnp1, dnp1)
+    for user, internal in mapping.items() if pretty else ():  # its adjoint and tangent: bnp, dnp (not bnp1, dnp1)
         for prefix in "bd":
             if prefix + internal in spelled and prefix + user not in spelled | set(swap):
                 swap[prefix + internal] = prefix + user
@@ -163,7 +167,7 @@ def swap_back(tree, mapping: dict[str, str], calls=()) -> dict[str, str]:
     for n in {id(n): n for n in nodes}.values():  # (generated code shares subtrees: each once)
         if isinstance(n, gast.Name) and n.id in swap:
             n.id = swap[n.id]
-        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in calls:
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and (calls is ALL or n.func.id in calls):
             for k in n.keywords:
                 k.arg = swap.get(k.arg, k.arg)
     tree.global_aliases = {**getattr(tree, "global_aliases", {}), **mapping}

@@ -23,7 +23,7 @@ from .errors import DifferentiationError
 from .ir import targets, walk, walk_stmts
 from .lift import lift
 from .lower_control import lower_control
-from .naming import Names, clashing_params, rename_params, swap_back
+from .naming import ALL, Names, clashing_params, rename_params, swap_back
 from .optimize import optimize
 from .param_writes import private_arguments
 from .parse import parse_function
@@ -179,6 +179,7 @@ class _Session:
             if proved is not None:
                 deriv = without_output(deriv, proved, prep.names, effects)
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
+        deriv.renamed = prep.renamed  # (swapped back when the module is complete: _swap_back)
         return deriv, seed
 
     def request_vjp(self, fn, wrt: tuple, stmt):
@@ -216,6 +217,7 @@ class _Session:
         private_arguments_of(deriv, prep)
         deriv = optimize(deriv, prep.names, primal_names(prep.tree), self.effects(deriv, prep, "jvp"))
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
+        deriv.renamed = prep.renamed  # (swapped back when the module is complete: _swap_back)
         return deriv, tangents
 
     def request_jvp(self, fn, wrt: tuple, stmt):
@@ -318,6 +320,19 @@ class _Session:
         return qname
 
 
+def _swap_back(functions, entry=None) -> dict:
+    """Each generated function takes the parameters ``prepare`` renamed (``np`` -> ``np1``) by the user's
+    names again (callers pass them by keyword); gives the renaming of ``entry``'s names."""
+    out = {}
+    for f in functions:
+        renamed = getattr(f, "renamed", None)
+        if renamed:
+            swapped = swap_back(f, renamed, pretty=f is entry)
+            out = swapped if f is entry else out
+            f.renamed = None
+    return out
+
+
 def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = False, signature_of=None) -> Generated:
     """Jacobians, Hessians and Hessian-vector products: generated JVPs/VJPs plus a small wrapper.
 
@@ -373,8 +388,9 @@ def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = Fal
         wrapper = [wrappers.hvp(fname, jvp_name, sig, tangents[0])]
     else:
         raise ValueError(kind)
-    for w in wrapper:  # (they call f and each other with f's names)
-        swap_back(w, renamed, {primal} | {v.name for v in wrapper})
+    _swap_back(functions + session.gen.functions)
+    for w in wrapper:  # (they call f, each other and the derivatives with f's names)
+        swap_back(w, renamed, ALL)
     session.gen.functions[:0] = wrapper + functions
     origin = signature.fn
     for w in wrapper:
@@ -397,8 +413,8 @@ def derive(fn, wrt: tuple, mode: str, fname: str, as_tuple: bool = False) -> Gen
         primal = {prep.renamed.get(p, p) for p in param_names(fn)}
         inputs = [a.id for a in deriv.args.args + deriv.args.kwonlyargs if a.id not in primal]
         unshare_returns(deriv, inputs, prep.ns, [1] if mode == "jvp" else None)
-    swapped = swap_back(deriv, prep.renamed)
-    session.gen.seed = swapped.get(session.gen.seed, session.gen.seed)
     session.gen.functions.insert(0, deriv)
+    swapped = _swap_back(session.gen.functions, deriv)
+    session.gen.seed = swapped.get(session.gen.seed, session.gen.seed)
     session.gen.entry = fname
     return session.gen

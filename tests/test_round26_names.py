@@ -337,3 +337,24 @@ def test_a_vjp_seed_of_a_rebound_parameter():
     numpy.testing.assert_allclose(ga, 2 * s)
     assert gb == pytest.approx(float(s @ X))
     assert_exact(ret_np, (X, 2.0))
+
+
+def helper_np(x, np=2.0):
+    return numpy.sin(x) * np
+
+
+def calls_helper_by_keyword(x):
+    return numpy.sum(helper_np(x, np=3.0) + helper_np(x) * x)
+
+
+def calls_local_by_keyword(x):
+    def inner(y, zeros_like=2.0):
+        return numpy.tanh(y) * zeros_like
+
+    return numpy.sum(inner(x, zeros_like=0.5) * inner(x))
+
+
+@pytest.mark.parametrize("f", [calls_helper_by_keyword, calls_local_by_keyword], ids=lambda f: f.__name__)
+def test_functions_it_calls_take_such_parameters_by_keyword(f):
+    assert_exact(f, (X,))
+    numpy.testing.assert_allclose(s2sad.jacobian(f)(X), s2sad.grad(f)(X), rtol=1e-12, atol=1e-12)
