@@ -274,6 +274,8 @@ def unbroadcast(g, x):
     """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``.
     A container ``x`` (a list, dict, ...) has a container adjoint of its own structure: ``g`` itself."""
     if type(x) is not np.ndarray and not isinstance(x, (float, int, complex, np.generic)) and is_tree(x):
+        if type(x) in (list, tuple) and type(g) is np.ndarray:  # NumPy made an array of x (a[i] = u, v)
+            return _as_sequence(x, g)
         if isinstance(x, (list, tuple)) and (not isinstance(g, (list, tuple)) or len(g) != len(x)):
             # the adjoint of ``a + b`` or ``a * 2`` on lists is not theirs to keep whole: refuse
             raise _refusal("concatenating or repeating lists or tuples of differentiated values is not supported")
@@ -294,6 +296,24 @@ def unbroadcast(g, x):
     return g if _shape(g) == shape else np.broadcast_to(g, shape)
 
 
+def _as_sequence(x, g):
+    """The adjoint of a list or tuple of numbers ``x`` that NumPy read as an array (``a[[1, 2]] = u, v``,
+    ``arr + [u, v]``), from that array's adjoint ``g``: a sequence of ``x``'s structure."""
+    try:
+        g = unbroadcast(g, np.asarray(x, dtype=complex if np.iscomplexobj(x) else float))
+    except (ValueError, TypeError):  # (not numbers; an adjoint of another length: x concatenated or repeated)
+        g = None
+    if g is None or _shape(g) != np.shape(x):
+        raise _refusal("concatenating or repeating lists or tuples of differentiated values is not supported")
+    return type(x)(_as_sequence(v, gv) if type(v) in (list, tuple) else np.copy(gv)[()] for v, gv in zip(x, g))
+
+
+def _shape(x):
+    """``np.shape(x)``, without NumPy's dispatch for the common case of an array (a helper is called
+    once per statement: its overhead is the overhead of generated code on small arrays)."""
+    return x.shape if type(x) is np.ndarray else np.shape(x)
+
+
 def _real_for(g, x):
     """``g`` as an adjoint of ``x``: its real part when ``x`` is real and ``g`` complex (only the real part
     of a real value's adjoint counts: dL = Re(g dx)), else ``g`` itself.  Cheap when nothing changes."""
@@ -303,12 +323,6 @@ def _real_for(g, x):
     elif not isinstance(g, (complex, np.complexfloating)) or np.iscomplexobj(x):
         return g
     return g.real
-
-
-def _shape(x):
-    """``np.shape(x)``, without NumPy's dispatch for the common case of an array (a helper is called
-    once per statement: its overhead is the overhead of generated code on small arrays)."""
-    return x.shape if type(x) is np.ndarray else np.shape(x)
 
 
 def unmatmul_x(g, x, y):

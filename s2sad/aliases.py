@@ -1065,7 +1065,11 @@ def appends(stmts, resolve=lambda f: None) -> list[tuple[str, str]]:
 
 def _held_names(value, resolve) -> set[str]:
     """The names whose objects ``value`` may be or hold: those it mentions, but for a call's arguments
-    that are new objects themselves (``helper(s, x * i)`` may return ``s``, not ``x``)."""
+    that are new objects themselves (``helper(s, x * i)`` may return ``s``, not ``x``), and for the
+    items of a display that are (``{"w": 2 * p["w"] * x}`` holds neither ``p`` nor ``x``)."""
+    if isinstance(value, (gast.Tuple, gast.List, gast.Set, gast.Dict)):
+        parts = value.elts if not isinstance(value, gast.Dict) else [*filter(None, value.keys), *value.values]
+        return set().union(*(_held_names(p, resolve) for p in parts if not _fresh_value(p, resolve)))
     if not isinstance(value, gast.Call):
         return _names_held(value)
     parts = [value.func, *value.args, *(k.value for k in value.keywords)]

@@ -46,7 +46,7 @@ from .checkpointing import checkpoint
 from .errors import DifferentiationError, Location
 from .ir import _NUMPY_WRITERS, VALUE_CONSUMERS, is_super_call, out_arguments, targets, walk, walk_stmts
 from .loop_sources import LoopSources, _copy, _len
-from .naming import Names, Role, all_names, assign, const, name
+from .naming import Names, Role, all_names, assign, const, generated_globals, name
 from .param_writes import _MUTATORS, call_writes
 from .primitives import is_user_function
 from .resolve import MISSING, Namespace, among, dotted
@@ -1297,7 +1297,7 @@ class _ANF(LoopSources):
             other = self.user_of.get(others[0], others[0]) if others else base
             raise self.error(
                 stmt,
-                f"writing into the dict '{user or base}', which '{other}' also holds (used later): s2sad "
+                f"writing into the dict '{user or base}', which '{other}' may also be or hold (read later): s2sad "
                 "cannot tell which values change; build a new dict instead ({**d, key: value})",
             )
         self.ns.scope.setdefault("set_item", runtime.set_item)
@@ -1545,12 +1545,12 @@ class _ANF(LoopSources):
         if builtin is checkpoint and call:
             self.checkpoint_loop(node, it)
             return
-        if call == "range" and builtin is range and not it.keywords:
+        if call and builtin is range and not it.keywords:
             self.loop(
                 node, gast.Call(func=name("range"), args=[self.atom(a) for a in it.args], keywords=[]), target, []
             )
             return
-        if call == "enumerate" and builtin is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2:
+        if call and builtin is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2:
             if len(it.args) + len(it.keywords) > 2 or any(k.arg != "start" for k in it.keywords):
                 raise self.error(it, "enumerate takes an iterable and a start: enumerate(xs, start=1)")
             start = it.args[1] if len(it.args) > 1 else it.keywords[0].value if it.keywords else None
@@ -1566,12 +1566,12 @@ class _ANF(LoopSources):
         if call and builtin is getattr(itertools, "pairwise", None):  # pairwise(xs): zip(xs, xs[1:])
             self.pairwise_loop(node, it, target)
             return
-        if call == "zip" and builtin is zip and isinstance(target, gast.Tuple) and len(target.elts) == len(it.args):
+        if call and builtin is zip and isinstance(target, gast.Tuple) and len(target.elts) == len(it.args):
             rng, items = self.sequence(it, target, node)
             k = name(self.names.fresh("k", Role.FLAG), gast.Store())
             self.loop(node, rng, k, items)
             return
-        if call == "reversed" and builtin is reversed:
+        if call and builtin is reversed:
             seq = self.atom(it.args[0])
             k = name(self.names.fresh("k", Role.FLAG), gast.Store())
             rng = gast.Call(
@@ -1712,7 +1712,7 @@ class _ANF(LoopSources):
 _UNMARKED = object()
 
 
-_RESERVED = {n for n, v in vars(runtime).items() if callable(v) and not n.startswith("_")} | {"np", "math"}
+_RESERVED = generated_globals()
 
 
 def _int_constant(value) -> bool:

@@ -296,17 +296,22 @@ _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "re
 
 
 def _seed_last(vjp_fn, seed: str, params):
-    """``vjp(f)(*args, seed)``: the seed is the last positional argument (or ``seed=``, or its own name),
-    also when ``f`` has defaults or keyword-only parameters, which make the generated seed keyword-only."""
+    """``vjp(f)(*args, seed)``: the seed is the last positional argument, or ``seed=``, or its own name
+    (``bout=``), also when ``f`` has defaults or keyword-only parameters, which make the generated seed
+    keyword-only.  When ``f`` has a parameter named ``seed``, ``seed=`` is that parameter's: the seed is
+    then given last or by its own name."""
     sig = inspect.signature(vjp_fn)
-    if sig.parameters[seed].kind is not inspect.Parameter.KEYWORD_ONLY:
+    keyword_only = sig.parameters[seed].kind is inspect.Parameter.KEYWORD_ONLY
+    alias = "seed" if "seed" not in params and seed != "seed" else None
+    if not keyword_only and alias is None:
         return vjp_fn
-    alias = "seed" if "seed" not in params else seed
 
     def vjp_entry(*args, **kwargs):
-        if alias in kwargs:
+        if alias is not None and alias in kwargs:
+            if seed in kwargs:
+                raise TypeError(f"{vjp_fn.__name__}() got the seed twice (seed= and {seed}=)")
             kwargs[seed] = kwargs.pop(alias)
-        elif seed not in kwargs:
+        elif keyword_only and seed not in kwargs:
             if not args:
                 raise TypeError(f"{vjp_fn.__name__}() needs the seed (shaped like the output) as its last argument")
             *args, kwargs[seed] = args

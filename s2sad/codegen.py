@@ -226,8 +226,28 @@ def module_source(functions, header: str = "", imports: list[str] | None = None)
     helpers = [h for h in HELPERS if h in names]
     if helpers:
         lines.append("from s2sad.runtime import " + ", ".join(helpers))
+    lines += _aliases(functions)
     lines += imports or []
     return "\n".join(lines) + ("\n\n\n" if lines else "") + body + "\n"
+
+
+def _aliases(functions) -> list[str]:
+    """A function whose parameter is named like a global generated code reads (``np``) reads that
+    global by another name (``np1``): the lines binding it (``import numpy as np1``)."""
+    aliases = {}
+    for f in functions:
+        aliases.update({alias: original for original, alias in getattr(f, "global_aliases", {}).items()})
+    lines = []
+    for alias, original in sorted(aliases.items()):
+        if original == "np":
+            lines.append(f"import numpy as {alias}")
+        elif original == "math":
+            lines.append(f"import math as {alias}")
+        elif original in HELPERS:
+            lines.append(f"from s2sad.runtime import {original} as {alias}")
+        else:  # a builtin
+            lines.append(f"{alias} = {original}")
+    return lines
 
 
 def to_html(source: str) -> str:

@@ -214,7 +214,7 @@ class LoopSources:
         keys (``for k in d``, ``d.keys()``), its items or its values (``d[k]`` for each key)."""
         call = dotted(it.func) if isinstance(it, gast.Call) else None
         if (
-            call == "zip"
+            call
             and self.ns.lookup(it.func) is zip
             and isinstance(target, gast.Tuple)
             and len(target.elts) == len(it.args)

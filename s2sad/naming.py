@@ -96,3 +96,79 @@ def const(value) -> gast.Constant:
 
 def assign(target: str, value) -> gast.Assign:
     return gast.Assign(targets=[name(target, gast.Store())], value=value, type_comment=None)
+
+
+# ---- names the generated code reads as globals ---------------------------------------------------
+# Builtins generated code calls (loops, stacks, runtime checks): a parameter or local of the user's
+# with one of these names would hide it.
+GENERATED_BUILTINS = frozenset(
+    "abs bool callable complex dict enumerate float getattr hasattr id int isinstance iter len list max min "
+    "next range reversed slice sorted sum tuple type vars zip".split()
+)
+
+
+def generated_globals() -> frozenset:
+    """Every name generated code may read as a global: ``np``, ``math``, runtime helpers, builtins."""
+    from . import runtime
+
+    helpers = {n for n, v in vars(runtime).items() if callable(v) and not n.startswith("_")}
+    return frozenset(helpers | {"np", "math"} | GENERATED_BUILTINS)
+
+
+def clashing_params(tree) -> dict[str, str]:
+    """Parameters of ``tree`` named like a global generated code reads (``np``, ``zeros_like``,
+    ``reversed``) -> the fresh name the passes call them by (``np1``).  The generated function's
+    signature gets the user's name back (:func:`swap_back`), and its global another name."""
+    args = tree.args
+    params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+    clash = [p for p in params if p in generated_globals()]
+    if not clash:
+        return {}
+    names = Names(all_names(tree) | generated_globals())
+    return {p: names.fresh(p) for p in clash}
+
+
+def rename_params(tree, mapping: dict[str, str]) -> None:
+    """Rename the parameters ``mapping`` names, in the signature and the body (not in default
+    expressions, which are evaluated outside the function)."""
+    if not mapping:
+        return
+    args = tree.args
+    nodes = list(args.posonlyargs + args.args + args.kwonlyargs)
+    for stmt in tree.body:
+        nodes += walk(stmt)
+    for n in {id(n): n for n in nodes}.values():
+        if isinstance(n, gast.Name) and n.id in mapping:
+            n.id = mapping[n.id]
+
+
+ALL = object()  # swap_back's ``calls``: every call
+
+
+def swap_back(tree, mapping: dict[str, str], calls=(), pretty=False) -> dict[str, str]:
+    """The generated function ``tree`` made from renamed parameters (``np`` -> ``np1``) takes them by
+    the user's names again, and reads the global of that name by the other (``np1.cos(x) * np``):
+    records ``tree.global_aliases`` (``{"np": "np1"}``) for the module's imports.  ``calls``: the
+    functions it calls that take the user's names as keywords (all, with ``calls=ALL``); ``pretty``: the
+    parameter's adjoint and tangent lose the suffix too (``bnp``), for an entry only (a wrapper passes
+    tangents by name).  Gives the renaming done."""
+    if not mapping:
+        return {}
+    swap = {**mapping, **{v: k for k, v in mapping.items()}}
+    args = tree.args
+    spelled = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+    for user, internal in mapping.items() if pretty else ():  # its adjoint and tangent: bnp, dnp (not bnp1, dnp1)
+        for prefix in "bd":
+            if prefix + internal in spelled and prefix + user not in spelled | set(swap):
+                swap[prefix + internal] = prefix + user
+    nodes = list(args.posonlyargs + args.args + args.kwonlyargs)
+    for stmt in tree.body:
+        nodes += walk(stmt)
+    for n in {id(n): n for n in nodes}.values():  # (generated code shares subtrees: each once)
+        if isinstance(n, gast.Name) and n.id in swap:
+            n.id = swap[n.id]
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and (calls is ALL or n.func.id in calls):
+            for k in n.keywords:
+                k.arg = swap.get(k.arg, k.arg)
+    tree.global_aliases = {**getattr(tree, "global_aliases", {}), **mapping}
+    return swap

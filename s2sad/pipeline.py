@@ -23,7 +23,7 @@ from .errors import DifferentiationError
 from .ir import targets, walk, walk_stmts
 from .lift import lift
 from .lower_control import lower_control
-from .naming import Names
+from .naming import ALL, Names, clashing_params, rename_params, swap_back
 from .optimize import optimize
 from .param_writes import private_arguments
 from .parse import parse_function
@@ -43,6 +43,9 @@ class Prepared:
     tree: gast.FunctionDef
     names: object
     program: Program
+    renamed: dict = field(
+        default_factory=dict
+    )  # parameters named like a global generated code reads -> their names here
 
 
 @dataclass
@@ -59,6 +62,8 @@ class Generated:
 
 def prepare(fn) -> Prepared:
     parsed = parse_function(fn)
+    renamed = clashing_params(parsed.tree)
+    rename_params(parsed.tree, renamed)
     ns = lift(parsed, resolve(parsed))  # local functions -> functions of their own
     parsed.tree = desugar(parsed.tree, ns, parsed.loc)
     lowered = lower_control(parsed.tree)  # break/continue/return anywhere -> flags anf can replay
@@ -67,7 +72,7 @@ def prepare(fn) -> Prepared:
         parsed.tree = lowered
     tree, names, facts = anf(parsed.tree, ns, parsed.loc)
     primal_cse(tree)
-    return Prepared(parsed.fn, parsed, ns, tree, names, Program(tree, ns, parsed.loc, names, facts))
+    return Prepared(parsed.fn, parsed, ns, tree, names, Program(tree, ns, parsed.loc, names, facts), renamed)
 
 
 def rename_lifted(prep: Prepared, old: str, new: str) -> str:
@@ -180,6 +185,7 @@ class _Session:
             if proved is not None:
                 deriv = without_output(deriv, proved, prep.names, effects)
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
+        deriv.renamed = prep.renamed  # (swapped back when the module is complete: _swap_back)
         return deriv, seed
 
     def request_vjp(self, fn, wrt: tuple, stmt):
@@ -217,6 +223,7 @@ class _Session:
         private_arguments_of(deriv, prep)
         deriv = optimize(deriv, prep.names, primal_names(prep.tree), self.effects(deriv, prep, "jvp"))
         deriv.origin_file = prep.parsed.loc.filename  # for source-map comments
+        deriv.renamed = prep.renamed  # (swapped back when the module is complete: _swap_back)
         return deriv, tangents
 
     def request_jvp(self, fn, wrt: tuple, stmt):
@@ -319,6 +326,19 @@ class _Session:
         return qname
 
 
+def _swap_back(functions, entry=None) -> dict:
+    """Each generated function takes the parameters ``prepare`` renamed (``np`` -> ``np1``) by the user's
+    names again (callers pass them by keyword); gives the renaming of ``entry``'s names."""
+    out = {}
+    for f in functions:
+        renamed = getattr(f, "renamed", None)
+        if renamed:
+            swapped = swap_back(f, renamed, pretty=f is entry)
+            out = swapped if f is entry else out
+            f.renamed = None
+    return out
+
+
 def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = False, signature_of=None) -> Generated:
     """Jacobians, Hessians and Hessian-vector products: generated JVPs/VJPs plus a small wrapper.
 
@@ -331,8 +351,10 @@ def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = Fal
     session = _Session()
     session.taken.add(fname)
     signature = parse_function(signature_of or fn)
+    renamed = clashing_params(parse_function(fn).tree)  # (as prepare names them)
+    rename_params(signature.tree, renamed)
     sig = signature.tree.args
-    wrt = list(wrt)
+    wrt = [renamed.get(w, w) for w in wrt]
     functions = []
     primal = base_name(fn)  # (``lambda`` is a keyword; ``tape``, ``np``: names the generated module binds)
     if primal != fn.__name__ or hasattr(runtime, primal) or primal in ("np", "math"):
@@ -372,6 +394,9 @@ def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = Fal
         wrapper = [wrappers.hvp(fname, jvp_name, sig, tangents[0])]
     else:
         raise ValueError(kind)
+    _swap_back(functions + session.gen.functions)
+    for w in wrapper:  # (they call f, each other and the derivatives with f's names)
+        swap_back(w, renamed, ALL)
     session.gen.functions[:0] = wrapper + functions
     origin = signature.fn
     for w in wrapper:
@@ -385,14 +410,17 @@ def derive(fn, wrt: tuple, mode: str, fname: str, as_tuple: bool = False) -> Gen
     session = _Session()
     session.taken.add(fname)
     prep = prepare(fn)
+    wrt = tuple(prep.renamed.get(w, w) for w in wrt)
     if mode == "jvp":
         deriv, _ = session.forward(fn, wrt, fname, prep)
     else:
         deriv, session.gen.seed = session.reverse(fn, wrt, mode, fname, prep, as_tuple=as_tuple)
     if mode in ("jvp", "vjp"):  # (grad's seed is a number: nothing to share)
-        primal = set(param_names(fn))
+        primal = {prep.renamed.get(p, p) for p in param_names(fn)}
         inputs = [a.id for a in deriv.args.args + deriv.args.kwonlyargs if a.id not in primal]
         unshare_returns(deriv, inputs, prep.ns, [1] if mode == "jvp" else None)
     session.gen.functions.insert(0, deriv)
+    swapped = _swap_back(session.gen.functions, deriv)
+    session.gen.seed = swapped.get(session.gen.seed, session.gen.seed)
     session.gen.entry = fname
     return session.gen

@@ -105,6 +105,13 @@ class _Provider:
                 self.fail(f"the name '{name}' means two different objects in the code to generate; rename one")
             return
         self.done[name] = obj
+        if is_runtime_helper(obj) and obj.__name__ != name:  # zeros_like1: a parameter is named zeros_like
+            if not self.standalone:
+                self.out.imports.append(f"from {runtime.__name__} import {obj.__name__} as {name}")
+                return
+            self.provide(obj.__name__, obj, home)
+            self.out.helpers.append(f"{name} = {obj.__name__}")
+            return
         if is_runtime_helper(obj):
             if self.standalone:
                 self.copy_function(name, obj, self.out.helpers)

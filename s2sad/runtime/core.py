@@ -97,10 +97,24 @@ def _real_for(g, x):
     return g.real
 
 
+def _as_sequence(x, g):
+    """The adjoint of a list or tuple of numbers ``x`` that NumPy read as an array (``a[[1, 2]] = u, v``,
+    ``arr + [u, v]``), from that array's adjoint ``g``: a sequence of ``x``'s structure."""
+    try:
+        g = unbroadcast(g, np.asarray(x, dtype=complex if np.iscomplexobj(x) else float))
+    except (ValueError, TypeError):  # (not numbers; an adjoint of another length: x concatenated or repeated)
+        g = None
+    if g is None or _shape(g) != np.shape(x):
+        raise _refusal("concatenating or repeating lists or tuples of differentiated values is not supported")
+    return type(x)(_as_sequence(v, gv) if type(v) in (list, tuple) else np.copy(gv)[()] for v, gv in zip(x, g))
+
+
 def unbroadcast(g, x):
     """Sum ``g`` (shaped like a broadcast result) back to the shape of ``x``; its real part for a real ``x``.
     A container ``x`` (a list, dict, ...) has a container adjoint of its own structure: ``g`` itself."""
     if type(x) is not np.ndarray and not isinstance(x, (float, int, complex, np.generic)) and is_tree(x):
+        if type(x) in (list, tuple) and type(g) is np.ndarray:  # NumPy made an array of x (a[i] = u, v)
+            return _as_sequence(x, g)
         if isinstance(x, (list, tuple)) and (not isinstance(g, (list, tuple)) or len(g) != len(x)):
             # the adjoint of ``a + b`` or ``a * 2`` on lists is not theirs to keep whole: refuse
             raise _refusal("concatenating or repeating lists or tuples of differentiated values is not supported")
