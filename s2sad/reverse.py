@@ -193,7 +193,8 @@ class Reverse:
         self.owned.add(b)
         if var in self.stack_lists:  # a list used as a stack (x = lst.pop()): its adjoint is one too, with
             # a zero for each item it may hold here when it is read by index (``hs = [w]``, then ``hs[0]``)
-            if var in self.indexed_lists:
+            # or was a display (``hs = [x, u, v]`` popped twice: the adjoint of the display reads three)
+            if var in self.indexed_lists or var in self.program.sequences:
                 return assign(b, _call("zeros_like", name(var)))
             return assign(b, gast.List(elts=[], ctx=gast.Load()))
         if self.shapes.is_scalar(name(var)):
