@@ -86,6 +86,7 @@ class Reverse:
         self.owned: set[str] = set()
         self.stacks: dict[str, str] = {}
         self.pops: list = []  # (pop statement, variable): dropped later if the variable is not needed
+        self.shrinks: set = set()  # of which the undoing of appends to a list without derivatives
         self.loops: dict[gast.stmt, LoopCount] = {}  # each loop of the user's code -> how it is counted
         self.source_loop: dict = {}  # each loop written (primal and adjoint) -> the user's loop it runs
         self.depth = 0
@@ -307,6 +308,7 @@ class Reverse:
         if receiver in self.plan.shrunk and func.attr == "append" and len(call.args) == 1 and not call.keywords:
             shrink = gast.Expr(value=_method(receiver, "pop"))  # (kept only when the adjoint reads the list)
             self.pops.append((shrink, receiver))
+            self.shrinks.add(shrink)
             return [shrink]
         if receiver is None or receiver not in self.active:
             return []
@@ -836,6 +838,10 @@ def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=Non
             break
         adjoint = _drop(adjoint, unread)
         rev.remat_copies = [(c, v) for c, v in rev.remat_copies if c not in unread]
+    # (a list without derivatives is needed when the adjoint reads it besides undoing its appends)
+    if rev.shrinks:
+        read = {n for n in _reads_besides(adjoint, rev.shrinks)}
+        adjoint = _drop(adjoint, {s for s in rev.shrinks if s.value.func.value.id not in read})
     adjoint_module = gast.Module(body=adjoint, type_ignores=[])
     needed = {n for n in reads(adjoint_module) if n in rev.primal_vars}
     # a write into one name changes every name sharing its memory: saving one saves them all
@@ -896,6 +902,22 @@ def _root(node):
     while isinstance(node, gast.Subscript):
         node = node.value
     return node.id if isinstance(node, gast.Name) else None
+
+
+def _reads_besides(stmts, skip: set):
+    """The names ``stmts`` read, leaving out the statements in ``skip`` (at any depth)."""
+    for s in stmts:
+        if s in skip:
+            continue
+        for field, value in gast.iter_fields(s):
+            if field in ("body", "orelse") and isinstance(value, list):
+                yield from _reads_besides(value, skip)
+            elif isinstance(value, gast.AST):
+                yield from reads(value)
+            elif isinstance(value, list):
+                for v in value:
+                    if isinstance(v, gast.AST):
+                        yield from reads(v)
 
 
 def _drop(stmts, drop: set):
