@@ -171,6 +171,8 @@ def _local_lists(program) -> set[str]:
     bound: dict[str, bool] = {}
     for r in program.records.values():
         s = r.stmt
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+            continue  # an item write (undone in the adjoint sweep) does not bind the list
         for t in r.targets if r.kind not in ("if", "for", "while") else ():
             own = (
                 isinstance(s, gast.Assign)

@@ -847,3 +847,115 @@ def test_for_over_a_list_the_loop_resizes_is_refused(f):
 @pytest.mark.parametrize("f", [it_copy_growing, it_item_writes], ids=lambda f: f.__name__)
 def test_for_over_a_copy_or_with_item_writes(f):
     assert_exact(f, [X2.copy()])
+
+
+# ---- more shapes of the same: break, branches, nested loops with item writes, +=, dicts, arrays --------
+
+
+def b_break(x):
+    ks = [1.0]
+    h = x
+    for t in range(5):
+        h = scale(h, ks)
+        ks.append(ks[-1] + 0.5)
+        if len(ks) > 3:
+            break
+    return h
+
+
+def _inner(w):
+    ks = [1.0]
+    h = w
+    for t in range(3):
+        h = np.sin(h * ks[-1])
+        ks.append(ks[-1] * 2.0)
+    return h
+
+
+def b_in_a_helper(x):
+    return _inner(x) * _inner(2.0 * x)
+
+
+def b_branch_append(x):
+    ks = [1.0]
+    h = x
+    for t in range(3):
+        if t % 2 == 0:
+            ks.append(ks[-1] + 1.0)
+        h = scale(h, ks)
+    return h
+
+
+def b_nested_with_item_write(x):
+    ks = [1.0]
+    h = x
+    for t in range(2):
+        for j in range(2):
+            h = scale(h, ks)
+        ks.append(ks[-1] + 1.0)
+        ks[0] = ks[0] + 0.5
+    return h
+
+
+def b_iadd_list(x):
+    h = x
+    ks = [1.0]
+    for t in range(3):
+        h = np.sin(h * ks[-1])
+        ks += [ks[-1] + 1.0]
+    return h
+
+
+def b_rebind_list(x):
+    h = x
+    ks = [1.0]
+    for t in range(3):
+        h = np.sin(h * ks[-1])
+        ks = ks + [ks[-1] + 1.0]
+    return h
+
+
+def b_dict_update(x):
+    h = x
+    ks = {"a": 1.0}
+    for t in range(3):
+        h = np.sin(h * ks["a"])
+        ks.update({"a": ks["a"] + 1.0})
+    return h
+
+
+def b_array_iadd(x):
+    h = x
+    ks = np.array([1.0, 2.0])
+    for t in range(3):
+        h = np.sin(h * ks[0])
+        ks += 1.0
+    return h
+
+
+def b_array_out(x):
+    h = x
+    ks = np.array([1.0, 2.0])
+    for t in range(3):
+        h = np.sin(h * ks[0])
+        np.add(ks, 1.0, out=ks)
+    return h
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        b_break,
+        b_in_a_helper,
+        b_branch_append,
+        b_nested_with_item_write,
+        b_iadd_list,
+        b_rebind_list,
+        b_dict_update,
+        b_array_iadd,
+        b_array_out,
+    ],
+    ids=lambda f: f.__name__,
+)
+def test_more_shapes(f):
+    assert_exact(f, [0.7])
