@@ -4,7 +4,10 @@ Takes the :class:`~s2sad.program.Program` and the symbolic shapes of one derivat
 :class:`Plan`: which statements overwrite a value the adjoint may need (their old value is pushed on a
 stack), which cheap values are recomputed in the adjoint sweep instead, which names hold lists or
 containers (their adjoints are accumulated item by item), which arrays the function created itself
-(safe to write into), which lists are used as stacks, and the loop variables of ``for`` loops.
+(safe to write into), which lists are used as stacks, the loop variables of ``for`` loops, and what f
+changes in place that the adjoint sweep does not undo (``unrestored``: a read of it is saved, not recomputed,
+and ``reverse`` refuses an adjoint reading it again) or undoes though it carries no derivative (``shrunk``:
+appends to f's own lists).
 ``reverse`` then only emits code from the plan.  Statements are keys by identity: the plan describes
 the program's own statements, never copies of them.
 """
