@@ -1536,6 +1536,7 @@ class _ANF(LoopSources):
         if node.orelse:
             raise self.error(node, "for ... else is not supported; use a flag variable set before break")
         it, target = node.iter, node.target
+        self.refuse_resized(node)
         if self.unrolled(node):
             return
         call = dotted(it.func) if isinstance(it, gast.Call) else None

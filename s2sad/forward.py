@@ -401,7 +401,17 @@ class Forward:
     def loop(self, stmt) -> list:
         """The loop runs as it is, with tangent code inside.  Tangents the loop assigns are carried
         from one iteration to the next, so they always exist: zeros before the loop if needed."""
-        carried = {v for v in _assigned(stmt.body) if v in self.active}
+        # (and lists the body appends to: ``blst = zeros_like(lst)`` has no tangent yet, and its first
+        # append must not start one inside the loop)
+        appended = {
+            n.func.value.id
+            for n in walk(gast.Module(body=stmt.body, type_ignores=[]))
+            if isinstance(n, gast.Call)
+            and isinstance(n.func, gast.Attribute)
+            and n.func.attr == "append"
+            and isinstance(n.func.value, gast.Name)
+        }
+        carried = {v for v in _assigned(stmt.body) | appended if v in self.active}
         init = []
         for var in sorted(carried - self.live):
             if var in self.defined:

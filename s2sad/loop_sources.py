@@ -33,8 +33,68 @@ def _len(seq):
     return gast.Call(func=name("len"), args=[seq], keywords=[])
 
 
+# methods that change how many items a list, dict or set holds
+_RESIZE = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "popitem", "update", "setdefault", "add", "discard"}
+)
+
+
+def _iterated(it) -> list:
+    """The names a loop's iterable iterates: ``xs`` of ``xs``, ``enumerate(xs)``, ``zip(xs, ys)``,
+    ``reversed(xs)``, ``pairwise(xs)``, ``d.items()``."""
+    if isinstance(it, gast.Name):
+        return [it]
+    if is_dict_view(it):
+        return _iterated(it.func.value)
+    if isinstance(it, gast.Call) and dotted(it.func) in (
+        "enumerate",
+        "zip",
+        "reversed",
+        "pairwise",
+        "itertools.pairwise",
+    ):
+        return [n for a in it.args for n in _iterated(a)]
+    return []  # list(xs), sorted(xs), xs[:]: a copy, which the loop does not change
+
+
+def resizes(body, seq: str):
+    """The first node of ``body`` that changes how many items ``seq`` holds (``seq.append(v)``,
+    ``seq += [v]``, ``del seq[i]``), or None."""
+    for s in body:
+        for n in walk(s):
+            if (
+                isinstance(n, gast.Call)
+                and isinstance(n.func, gast.Attribute)
+                and n.func.attr in _RESIZE
+                and isinstance(n.func.value, gast.Name)
+                and n.func.value.id == seq
+            ):
+                return n
+            if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and n.target.id == seq:
+                return n
+            if isinstance(n, gast.Delete) and any(
+                isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and t.value.id == seq
+                for t in n.targets
+            ):
+                return n
+    return None
+
+
 class LoopSources:
     """The loop-source methods of ``anf._ANF``."""
+
+    def refuse_resized(self, node):
+        """``for v in hs`` whose body grows or shrinks ``hs``: Python's loop reads the items appended
+        while it runs (a dict's raises), a loop over ``range(len(hs))`` would not: refused."""
+        for seq in _iterated(node.iter):
+            where = resizes(node.body, seq.id)
+            if where is not None:
+                raise self.error(
+                    where,
+                    f"the loop over '{seq.id}' (line {node.lineno}) changes how many items '{seq.id}' holds while "
+                    "it iterates over it, which s2sad cannot differentiate; iterate over a copy "
+                    f"(for v in list({seq.id})) or over range(n) with an explicit bound",
+                )
 
     def unrolled(self, node) -> bool:
         """``for layer in model.layers`` over a list or tuple of objects of different classes (:mod:`star`):

@@ -67,7 +67,7 @@ class Reverse:
         tree, ns = program.tree, program.ns
         self.tree, self.wrt, self.ns, self.loc, self.names = tree, wrt, ns, program.loc, program.names
         self.shapes, self.active, self.request_vjp = shapes, active, request_vjp
-        plan = plan_reverse(program, shapes)
+        plan = plan_reverse(program, shapes, active)
         self.plan = plan
         self.checks = operand_checks(program, active, ns)  # expect_plain before a rule on an unseen type
         self.params, self.primal_vars = plan.params, plan.primal_vars
@@ -86,6 +86,7 @@ class Reverse:
         self.owned: set[str] = set()
         self.stacks: dict[str, str] = {}
         self.pops: list = []  # (pop statement, variable): dropped later if the variable is not needed
+        self.shrinks: set = set()  # of which the undoing of appends to a list without derivatives
         self.loops: dict[gast.stmt, LoopCount] = {}  # each loop of the user's code -> how it is counted
         self.source_loop: dict = {}  # each loop written (primal and adjoint) -> the user's loop it runs
         self.depth = 0
@@ -193,7 +194,8 @@ class Reverse:
         self.owned.add(b)
         if var in self.stack_lists:  # a list used as a stack (x = lst.pop()): its adjoint is one too, with
             # a zero for each item it may hold here when it is read by index (``hs = [w]``, then ``hs[0]``)
-            if var in self.indexed_lists:
+            # or was a display (``hs = [x, u, v]`` popped twice: the adjoint of the display reads three)
+            if var in self.indexed_lists or var in self.program.sequences:
                 return assign(b, _call("zeros_like", name(var)))
             return assign(b, gast.List(elts=[], ctx=gast.Load()))
         if self.shapes.is_scalar(name(var)):
@@ -206,13 +208,50 @@ class Reverse:
         for stmt in reversed(stmts):
             code = [copy_tree(d) for d in self.remat_before.get(stmt, ())]
             self.remat_copies += [(c, c.targets[0].id) for c in code]
-            code += self.adjoint_stmt(stmt)
+            own = self.adjoint_stmt(stmt)
+            self.refuse_changed_later(stmt, own)
+            code += own
             self.forget_shared(code)
             for c in code:  # the user's line, for source maps and tracebacks
                 if getattr(c, "lineno", None) is None:
                     gast.copy_location(c, stmt)
             out.extend(code)
         return out
+
+    def refuse_changed_later(self, stmt, code):
+        """The adjoint of ``stmt`` reads a list (dict, array) that f changes in place after ``stmt`` (or in a
+        loop around both) by a change the adjoint sweep does not undo (``ks.insert(0, v)``): it would see the
+        changed value, so it is refused at the user's line.  A called user function's derivative runs its
+        code again: a global f changes so, which it may read, is refused the same way."""
+        unrestored = self.plan.unrestored
+        if not unrestored or isinstance(stmt, (gast.If, gast.While)):
+            return
+        if isinstance(stmt, gast.For):
+            read = reads(stmt.iter)
+        else:
+            read = reads(gast.Module(body=code, type_ignores=[]))
+            if code and stmt in self.program.records and self.program.op(stmt).kind == P.CALL:
+                read += [n for n in unrestored if n not in self.primal_vars and n not in read]
+        loops = set(self.program.records[stmt].loops) if stmt in self.program.records else set()
+        for n in read:
+            for m in unrestored.get(n, ()):
+                if m is not stmt and (self.order[m] > self.order[stmt] or loops & set(self.program.records[m].loops)):
+                    user = (self.names.users([n]) or [n])[0]
+                    what = (
+                        f"reads '{user}'" if n in self.primal_vars else f"runs code that may read the global '{user}'"
+                    )
+                    raise self.error(
+                        stmt,
+                        f"the derivative of this line {what} again after f has run, but f changes '{user}' in "
+                        f"place later (line {m.lineno}), which s2sad cannot undo; build a new value instead of "
+                        f"changing it (e.g. {user} = {user} + [v] for a list), or pass a copy",
+                    )
+
+    @property
+    def order(self):
+        if not hasattr(self, "_order"):
+            self._order = {s: k for k, s in enumerate(walk_stmts(self.tree.body))}
+        return self._order
 
     def adjoint_stmt(self, stmt) -> list:
         if isinstance(stmt, gast.If):
@@ -266,6 +305,11 @@ class Reverse:
         )
         if problem:
             raise self.error(stmt, problem)
+        if receiver in self.plan.shrunk and func.attr == "append" and len(call.args) == 1 and not call.keywords:
+            shrink = gast.Expr(value=_method(receiver, "pop"))  # (kept only when the adjoint reads the list)
+            self.pops.append((shrink, receiver))
+            self.shrinks.add(shrink)
+            return [shrink]
         if receiver is None or receiver not in self.active:
             return []
         if func.attr != "append" or len(call.args) != 1 or call.keywords:
@@ -794,6 +838,10 @@ def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=Non
             break
         adjoint = _drop(adjoint, unread)
         rev.remat_copies = [(c, v) for c, v in rev.remat_copies if c not in unread]
+    # (a list without derivatives is needed when the adjoint reads it besides undoing its appends)
+    if rev.shrinks:
+        read = {n for n in _reads_besides(adjoint, rev.shrinks)}
+        adjoint = _drop(adjoint, {s for s in rev.shrinks if s.value.func.value.id not in read})
     adjoint_module = gast.Module(body=adjoint, type_ignores=[])
     needed = {n for n in reads(adjoint_module) if n in rev.primal_vars}
     # a write into one name changes every name sharing its memory: saving one saves them all
@@ -854,6 +902,22 @@ def _root(node):
     while isinstance(node, gast.Subscript):
         node = node.value
     return node.id if isinstance(node, gast.Name) else None
+
+
+def _reads_besides(stmts, skip: set):
+    """The names ``stmts`` read, leaving out the statements in ``skip`` (at any depth)."""
+    for s in stmts:
+        if s in skip:
+            continue
+        for field, value in gast.iter_fields(s):
+            if field in ("body", "orelse") and isinstance(value, list):
+                yield from _reads_besides(value, skip)
+            elif isinstance(value, gast.AST):
+                yield from reads(value)
+            elif isinstance(value, list):
+                for v in value:
+                    if isinstance(v, gast.AST):
+                        yield from reads(v)
 
 
 def _drop(stmts, drop: set):

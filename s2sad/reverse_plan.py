@@ -4,7 +4,10 @@ Takes the :class:`~s2sad.program.Program` and the symbolic shapes of one derivat
 :class:`Plan`: which statements overwrite a value the adjoint may need (their old value is pushed on a
 stack), which cheap values are recomputed in the adjoint sweep instead, which names hold lists or
 containers (their adjoints are accumulated item by item), which arrays the function created itself
-(safe to write into), which lists are used as stacks, and the loop variables of ``for`` loops.
+(safe to write into), which lists are used as stacks, the loop variables of ``for`` loops, and what f
+changes in place that the adjoint sweep does not undo (``unrestored``: a read of it is saved, not recomputed,
+and ``reverse`` refuses an adjoint reading it again) or undoes though it carries no derivative (``shrunk``:
+appends to f's own lists).
 ``reverse`` then only emits code from the plan.  Statements are keys by identity: the plan describes
 the program's own statements, never copies of them.
 """
@@ -18,7 +21,8 @@ import gast
 from . import primitives as P
 from . import runtime
 from .containers import may_be_containers
-from .ir import is_pop, reads, targets, walk, walk_stmts
+from .ir import MODULES, changed, is_pop, reads, targets, walk, walk_stmts
+from .naming import name
 from .resolve import among
 
 
@@ -35,9 +39,11 @@ class Plan:
     stack_lists: set[str]  # lists used as stacks (``x = lst.pop()``): their adjoints are stacks too
     range_vars: set[str]  # loop variables of ``for`` loops (integers): basic indices
     read_whole: set[str]  # names a rule reads whole (``np.mean(vals)``): a list's adjoint may be an array
+    shrunk: set[str]  # lists f builds whose appends the adjoint sweep undoes though they carry no derivative
+    unrestored: dict  # name -> the statements changing it in place that the adjoint sweep does not undo
 
 
-def plan_reverse(program, shapes) -> Plan:
+def plan_reverse(program, shapes, active=frozenset()) -> Plan:
     tree, ns = program.tree, program.ns
     params = list(program.params)
     simple = [r.stmt for r in program.simple()]
@@ -50,7 +56,10 @@ def plan_reverse(program, shapes) -> Plan:
         if isinstance(s.value, gast.Call) and getattr(s.value.func, "id", None) == "add_seq"
     }
     sites = _overwrite_sites(tree.body, params)
-    remat, remat_before = _rematerializable(tree.body, sites, shapes)
+    # f's own lists whose only changes are appends (and item writes): the adjoint sweep undoes them
+    shrunk = {n for n in _local_lists(program) - set(active) if n not in _unrestored(program, active, {n})}
+    unrestored = _unrestored(program, active, shrunk, shapes)
+    remat, remat_before = _rematerializable(tree.body, sites, shapes, unrestored)
     return Plan(
         params=params,
         primal_vars={t for r in program.records.values() for t in r.targets} | set(params),
@@ -65,7 +74,123 @@ def plan_reverse(program, shapes) -> Plan:
         read_whole={
             a.id for r in program.records.values() if r.kind == P.RULE for a in r.op.args if isinstance(a, gast.Name)
         },
+        shrunk=shrunk,
+        unrestored=unrestored,
     )
+
+
+# methods that change their receiver in place (lists, dicts, sets, arrays)
+_MUTATORS = frozenset(
+    {
+        "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+        "update", "setdefault", "popitem", "add", "discard", "difference_update", "intersection_update",
+        "symmetric_difference_update", "fill", "resize", "put", "itemset", "setfield", "partition",
+        "__setitem__", "__delitem__", "__iadd__", "__imul__",
+    }
+)  # fmt: skip
+
+
+def in_place(stmt) -> set[str]:
+    """The names ``stmt`` (one ANF statement) changes in place, not by binding them: ``a[i] = v``,
+    ``lst.append(v)``, ``x = lst.pop()``, ``d.update(e)``, ``np.copyto(a, b)``, ``a += b``."""
+    if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+        base = stmt.targets[0].value
+        while isinstance(base, gast.Subscript):
+            base = base.value
+        return {base.id} if isinstance(base, gast.Name) else set()
+    if isinstance(stmt, gast.AugAssign):
+        t = stmt.target.value if isinstance(stmt.target, gast.Subscript) else stmt.target
+        return {t.id} if isinstance(t, gast.Name) else set()
+    value = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr)) else None
+    if not isinstance(value, gast.Call):
+        return set()
+    f = value.func
+    if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
+        if f.value.id in MODULES:  # np.copyto(a, b), np.add(a, b, out=c)
+            return changed([gast.Expr(value=value)]) - {f.value.id}
+        if f.attr in _MUTATORS:
+            return {f.value.id}
+    return set()
+
+
+def _restored(stmt, active, shrunk) -> bool:
+    """Whether the adjoint sweep undoes ``stmt``'s change in place: an item write (its old value is
+    saved), ``lst.append(v)`` of a list ``active`` or ``shrunk``, ``x = lst.pop()`` of an active one."""
+    if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+        return True
+    value = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr)) else None
+    if isinstance(stmt, gast.Assign) and is_pop(value):
+        return value.func.value.id in active and isinstance(stmt.targets[0], gast.Name)
+    return (
+        isinstance(stmt, gast.Expr)
+        and isinstance(value, gast.Call)
+        and isinstance(value.func, gast.Attribute)
+        and value.func.attr == "append"
+        and isinstance(value.func.value, gast.Name)
+        and (value.func.value.id in active or value.func.value.id in shrunk)
+        and len(value.args) == 1
+        and not value.keywords
+    )
+
+
+def _unrestored(program, active, shrunk, shapes=None) -> dict:
+    """name -> the statements that change it in place where the adjoint sweep does not undo it
+    (``ks.insert(0, v)``, ``ks.append(v)`` of a list that is not f's own and carries no derivative)."""
+    same = _same_objects(program, shapes)
+    out: dict = {}
+    for r in program.records.values():
+        if r.kind in ("if", "for", "while") or _restored(r.stmt, active, shrunk):
+            continue
+        for n in in_place(r.stmt):
+            for m in same.get(n, {n}):
+                out.setdefault(m, []).append(r.stmt)
+    return out
+
+
+def _same_objects(program, shapes=None) -> dict:
+    """name -> the names a change in place of it may change too: those bound to the very same object
+    (``js = ks``, joined transitively) and, for an item taken out of a container (``t = pair[0]`` of
+    ``pair = [ks]``), with ``shapes``, the names sharing memory with it unless proved to be numbers."""
+    group: dict[str, set] = {}
+    for r in program.records.values():
+        s = r.stmt
+        if r.kind == P.COPY and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name):
+            a, b = s.targets[0].id, s.value.id
+            joined = group.get(a, {a}) | group.get(b, {b})
+            for n in joined:
+                group[n] = group.get(n, {n}) | joined
+    for r in program.records.values() if shapes is not None else ():
+        s = r.stmt
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Subscript):
+            t = r.stmt.targets[0].id
+            others = {m for m in program.shares.get(t, ()) if not shapes.is_scalar(name(m))}
+            group[t] = group.get(t, {t}) | others
+    return group
+
+
+def _local_lists(program) -> set[str]:
+    """Lists f builds itself (every binding a list display or ``list(...)``) that share memory with no
+    other name: undoing an append to them in the adjoint sweep changes nothing the caller sees."""
+    bound: dict[str, bool] = {}
+    for r in program.records.values():
+        s = r.stmt
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+            continue  # an item write (undone in the adjoint sweep) does not bind the list
+        for t in r.targets if r.kind not in ("if", "for", "while") else ():
+            own = (
+                isinstance(s, gast.Assign)
+                and isinstance(s.targets[0], gast.Name)
+                and (
+                    isinstance(s.value, gast.List)
+                    or isinstance(s.value, gast.Call)
+                    and getattr(s.value.func, "id", None) == "list"
+                    and program.ns.lookup_name("list") is list
+                )
+            )
+            bound[t] = bound.get(t, True) and own
+    return {
+        n for n, own in bound.items() if own and n not in program.params and not (program.shares.get(n, set()) - {n})
+    }
 
 
 def has_break(body) -> bool:
@@ -93,7 +218,9 @@ def _overwrite_sites(body, params) -> set:
         for s in stmts:
             if isinstance(s, (gast.For, gast.While)):
                 # what the loop assigns, and the lists it appends to (hs[-1] differs at each iteration)
-                inner = {v for x in walk_stmts([s]) for v in targets(x)} | _appended(s.body)
+                inner = {v for x in walk_stmts([s]) for v in targets(x)} | {
+                    v for x in walk_stmts(s.body) for v in in_place(x)
+                }
                 if not loop_names:  # outermost loop: what stays the same across all its iterations
                     invariant = _invariants(s, inner, counts)
                 visit(s.body, loop_names | inner, invariant)
@@ -118,19 +245,6 @@ def _overwrite_sites(body, params) -> set:
 
     visit(body, set(), set())
     return sites
-
-
-def _appended(body) -> set[str]:
-    """Lists that ``lst.append(v)`` statements in ``body`` grow."""
-    return {
-        x.value.func.value.id
-        for x in walk_stmts(body)
-        if isinstance(x, gast.Expr)
-        and isinstance(x.value, gast.Call)
-        and isinstance(x.value.func, gast.Attribute)
-        and x.value.func.attr == "append"
-        and isinstance(x.value.func.value, gast.Name)
-    }
 
 
 def _invariants(loop, assigned, counts) -> set[str]:
@@ -165,7 +279,7 @@ def _invariants(loop, assigned, counts) -> set[str]:
     return invariant
 
 
-def _rematerializable(body, sites, shapes):
+def _rematerializable(body, sites, shapes, unrestored):
     """Cheap scalar values a loop overwrites (``t = 0.5 * z``) are recomputed in the adjoint instead
     of pushed: the copy of the statement goes right before the adjoint of its last use, where every
     operand holds the value it had at the definition (nothing assigns them in between).
@@ -198,12 +312,16 @@ def _rematerializable(body, sites, shapes):
             )
             if not (scalar_op or view) or counts.get(t) != 1:
                 continue
+            if view and value.value.id in unrestored:
+                continue  # ks[-1] of a list f changes in place, not back in the adjoint sweep: saved
             uses = [b for b in range(len(block)) if t in reads(block[b])]
             if not uses or min(uses) <= a or any(t in reads(x) for x in _outside(body, block)):
                 continue
             operands = set(reads(value))
             last = max(uses)
-            between = _assigned(block[a + 1 : last + 1])
+            between = _assigned(block[a + 1 : last + 1]) | {
+                v for x in block[a + 1 : last + 1] for y in walk_stmts([x]) for v in in_place(y)
+            }
             if operands & between or t in operands:
                 continue  # an operand must hold its value where the copy goes
             # an operand recomputed itself (``u = i - 1`` before ``w = a[u]``) and used last before this
@@ -219,7 +337,8 @@ def _rematerializable(body, sites, shapes):
         """Whether the recomputation of ``o`` may go before the adjoint of ``block[last]``."""
         d, where, k, _ = recomputed[o]
         operands = set(reads(d.value))
-        if where is not block or operands & _assigned(block[k + 1 : last + 1]):
+        later = block[k + 1 : last + 1]
+        if where is not block or operands & (_assigned(later) | {v for x in walk_stmts(later) for v in in_place(x)}):
             return False
         return all(holds(p, block, last) for p in operands & set(recomputed))
 
