@@ -341,6 +341,7 @@ class _ANF(LoopSources):
         self.out: list = []
         self.depth = 0  # >0 inside if/for/while: no new versions
         self.in_loop = 0
+        self.held: set[str] = set()  # copies of what a loop iterates, read by the loop (held_sources)
         self.return_name = None  # the one name every return assigns, when there are several
         self.lineno = tree.lineno
 
@@ -439,7 +440,7 @@ class _ANF(LoopSources):
     # ---- memory shared between names -----------------------------------------------------------
     def live(self, version: str) -> bool:
         """Whether the user reads ``version`` after the current statement (its name still means it)."""
-        if version in self.pending:
+        if version in self.pending or version in self.held:
             return True
         user = self.user_of.get(version)
         if user is None or self.env.get(user) != version:
@@ -449,7 +450,7 @@ class _ANF(LoopSources):
     def value_read_later(self, version: str) -> bool:
         """Whether ``version`` is live and its value is read later (not only written into, or written
         over entirely before it is read): only then must a write into memory it shares update it."""
-        if version in self.pending or self.value_live is None:
+        if version in self.pending or version in self.held or self.value_live is None:
             return self.live(version)
         return self.live(version) and self.user_of[version] in self.value_live.get(self.current, ())
 
@@ -1629,15 +1630,21 @@ class _ANF(LoopSources):
         index = name(
             self.env.get(target.id, target.id) if target.id in self.env else self.version(target.id), gast.Store()
         )
+        changing = self.memories_of([node])
+        iter_value, items, made = self.held_sources(node, iter_value, items, set(changing))
+        if target.id in assigned_names(node.body):  # for i in range(n): i = i + 1 (Python binds i afresh)
+            index = name(self.names.fresh(target.id, Role.FLAG), gast.Store())
+            items = [(target, name(index.id), "counter"), *items]
         self.known_ints.add(index.id)
         self.aliases.assigned(index.id)
-        changing = self.memories_of([node])
         entry = self.aliases.snapshot(changing)
         self.loop_top(node, changing)
 
         def body():
             for item, seq, how in items:
-                if how == "offset":
+                if how == "counter":
+                    self.assign_atom(item, seq, node)
+                elif how == "offset":
                     value = gast.BinOp(left=name(index.id), op=gast.Add(), right=seq)
                     self.assign_atom(item, self.atom_of(value, node), node)
                 elif how is not None:  # the value of a dict at the key of this iteration
@@ -1657,7 +1664,37 @@ class _ANF(LoopSources):
         loop = gast.For(target=index, iter=iter_value, body=block, orelse=[], type_comment=None)
         if mark is not _UNMARKED:
             self.checkpoints[loop] = mark  # every: an atom, or None for about sqrt(n)
+        self.held -= made
         self.emit(loop, node)
+
+    def held_sources(self, node, iter_value, items, changing):
+        """The loop's range and sequences with each name the loop rebinds (``n`` of ``for i in range(n):
+        n = 1``, ``xs`` of ``for v in xs: xs = xs * 2``) read from a copy made before the loop: Python
+        evaluates them once, and the adjoint sweep replays the loop from the same values.  The copies made
+        count as live in the loop (``live``): a write into memory they share keeps them up to date."""
+        held = {}
+
+        def hold(atom):
+            if not (isinstance(atom, gast.Name) and atom.id in changing):
+                return atom
+            if atom.id not in held:
+                user = self.user_of.get(atom.id)
+                held_name = self.names.fresh(user, Role.PRIMAL, user) if user else self.names.temp()
+                if user:
+                    self.user_of[held_name] = user
+                if atom.id in self.known_ints:
+                    self.known_ints.add(held_name)
+                self.emit(assign(held_name, name(atom.id)), node)
+                held[atom.id] = held_name
+                self.held.add(held_name)
+            return name(held[atom.id])
+
+        iter_value = _copy(iter_value)
+        for n in walk(iter_value):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in changing:
+                n.id = hold(n).id
+        items = [(t, hold(s), (h[0], hold(h[1])) if isinstance(h, tuple) else h) for t, s, h in items]
+        return iter_value, items, set(held.values())
 
     def atom_of(self, value, node):
         tmp = self.names.temp()
