@@ -205,6 +205,33 @@ def range_bound_rebound_nested(a):
     return s
 
 
+def outer_bound_rebound_in_the_inner_loop(a):
+    s = 0.0
+    n = 3
+    for i in range(n):
+        for j in range(2):
+            n = j
+            s = s + a[i] * a[j] * (n + 1)
+    return s * n
+
+
+def loopvar_kept_when_the_loop_does_not_run(a):
+    i = 2
+    s = a[0]
+    for i in range(len(a) - 3):
+        i = i + 1
+        s = s * a[i]
+    return s * a[i]
+
+
+def loopvar_read_after_a_loop_that_may_not_run(a):
+    i = 2
+    s = a[0]
+    for i in range(len(a) - 3):
+        s = s * a[i]
+    return s * a[i]
+
+
 def range_bound_rebound_checkpointed(a):
     s = 1.0
     n = 3
@@ -313,7 +340,86 @@ def items_rebound(x):
     return s
 
 
+def sliced_into_itself(x):
+    s = 1.0
+    for _ in range(3):
+        x = x[:2]
+        s = s * x[0] + np.sum(x)
+    return s
+
+
+def written_after_rebinding(x):
+    xs = x * 1.0
+    s = 0.0
+    for v in xs:
+        xs = xs * 2.0
+        xs[0] = v  # a new array each iteration, never the one iterated
+        s = s + np.sum(xs) * v
+    return s
+
+
+def list_written_after_rebinding(x):
+    xs = [x[0], x[1]]
+    s = 0.0
+    for v in xs:
+        xs = [xs[0], v]
+        xs[0] = v * 3.0
+        s = s + xs[0] * xs[-1]
+    return s
+
+
+def rebound_after_an_in_place_write(x):
+    xs = x * 1.0
+    s = 0.0
+    for v in xs:
+        xs[2] = xs[2] * v  # the first iteration writes into the array iterated
+        s = s + v
+        xs = xs * 1.0
+    return s
+
+
+def list_rebound_after_an_in_place_write(x):
+    xs = [x[0], x[1], x[2]]
+    s = 0.0
+    for v in xs:
+        xs[2] = xs[2] * v
+        s = s + v
+        xs = list(xs)
+    return s
+
+
+def written_through_an_alias_after_rebinding(x):
+    xs = [x[0], x[1], x[2]]
+    s = 0.0
+    for v in xs:
+        ys = xs
+        xs = [1.0, 2.0, 3.0]
+        ys[2] = ys[2] * v  # the first iteration writes into the list iterated
+        s = s + v
+    return s
+
+
+def array_written_through_an_alias_after_rebinding(x):
+    xs = x * 1.0
+    s = 0.0
+    for v in xs:
+        ys = xs
+        xs = xs * 2.0
+        ys[2] = ys[2] * v
+        s = s + v * xs[1]
+    return s
+
+
+WRITES_INTO_THE_ITERATED = [
+    rebound_after_an_in_place_write,
+    list_rebound_after_an_in_place_write,
+    written_through_an_alias_after_rebinding,
+    array_written_through_an_alias_after_rebinding,
+]
+
 CASES = [
+    sliced_into_itself,
+    list_written_after_rebinding,
     loopvar_plus_one,
     loopvar_augmented,
     loopvar_in_a_branch,
@@ -333,6 +439,9 @@ CASES = [
     range_bound_rebound,
     range_bounds_rebound_in_a_branch,
     range_bound_rebound_nested,
+    outer_bound_rebound_in_the_inner_loop,
+    loopvar_kept_when_the_loop_does_not_run,
+    loopvar_read_after_a_loop_that_may_not_run,
     range_bound_rebound_checkpointed,
     iterated_array_rebound,
     iterated_list_rebound,
@@ -340,7 +449,7 @@ CASES = [
     zip_rebound,
     enumerate_rebound,
     enumerate_start_rebound,
-    pytest.param(reversed_rebound, marks=pytest.mark.xfail(reason="x = x[:1] in a loop: known_failures", strict=True)),
+    reversed_rebound,
     iterable_rebound_in_a_branch,
     iterable_rebound_nested,
     iterable_rebound_checkpointed,
@@ -351,6 +460,22 @@ CASES = [
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
 def test_exact_in_every_mode(f):
     assert_exact(f, [A.copy()])
+
+
+@pytest.mark.parametrize("f", WRITES_INTO_THE_ITERATED, ids=lambda f: f.__name__)
+def test_a_write_into_the_iterated_value_of_a_name_rebound_is_refused(f):
+    """The first iteration writes into the array (list) the loop iterates, later ones into another: refused at
+    the write in every mode (these gave wrong numbers), never a wrong number."""
+    from exact_or_refused import check
+
+    assert check(f, [A.copy()]) == []
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round26_loops.py:\d+:\d+: .*this loop iterates"):
+        s2sad.grad(f)(A)
+
+
+def test_a_write_after_rebinding():
+    """(The hessian refuses a write into an array the derivative keeps, as it did before round 26.)"""
+    assert_exact(written_after_rebinding, [A.copy()], hessian=False)
 
 
 def test_a_dead_store_to_the_loop_variable():
@@ -399,3 +524,95 @@ def test_the_copies_made_when_rebound():
     assert "for i1 in range(2):" in text and "i = i1" in text
     text = _generated(iterated_array_rebound, "jvp")
     assert "xs1 = xs" in text and "for i in range(len(xs1)):" in text
+
+
+# ---- the list iterated made longer or shorter by the body --------------------------------------------------
+
+
+def appends_to_the_list_iterated(x):
+    xs = [x[0], x[1], x[2]]
+    s = 0.0
+    for v in xs:
+        if len(xs) < 5:
+            xs.append(v * 2.0)
+        s = s + v
+    return s
+
+
+def pops_the_list_iterated(x):
+    xs = [x[0], x[1], x[2], x[0] * x[1]]
+    s = 0.0
+    for v in xs:
+        w = xs.pop()
+        s = s + v * w
+    return s
+
+
+def pops_the_list_iterated_through_an_alias(x):
+    xs = [x[0], x[1], x[2], x[0] * x[1]]
+    ys = xs
+    s = 0.0
+    for v in xs:
+        ys.pop()
+        s = s + v * x[2]
+    return s
+
+
+def appends_then_rebinds(x):
+    xs = [x[0], x[1], x[2]]
+    s = 0.0
+    for v in xs:
+        if len(xs) < 5:
+            xs.append(v * 1.0)
+        s = s + v
+        xs = xs[1:]
+    return s
+
+
+def extends_in_place(x):
+    xs = [x[0], x[1]]
+    s = 0.0
+    for v in xs:
+        if len(xs) < 4:
+            xs += [v * 3.0]
+        s = s + v**2
+    return s
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        appends_to_the_list_iterated,
+        pops_the_list_iterated,
+        pops_the_list_iterated_through_an_alias,
+        appends_then_rebinds,
+        extends_in_place,
+    ],
+    ids=lambda f: f.__name__,
+)
+def test_a_list_resized_while_iterated_is_refused(f):
+    """Python's iterator reads the list's length at every step (these gave wrong numbers or crashed)."""
+    from exact_or_refused import check
+
+    assert check(f, [A.copy()]) == []
+    refusal = (
+        r"test_round26_loops.py:\d+:\d+: .*(longer or shorter|this loop iterates|another name shares|concatenating)"
+    )
+    with pytest.raises(s2sad.DifferentiationError, match=refusal):
+        s2sad.grad(f)(A)
+    with pytest.raises(s2sad.DifferentiationError, match=refusal):
+        s2sad.jvp(f)(A, np.ones(3))
+
+
+def appends_elsewhere(a):
+    out = []
+    hs = [a[0]]
+    for v in a:
+        out.append(v * hs[-1])
+        hs.append(v)
+    return sum(out)
+
+
+def test_appending_to_another_list_is_exact_and_unchecked():
+    assert_exact(appends_elsewhere, [A.copy()])
+    assert "expect_unresized" not in _generated(appends_elsewhere, "grad")

@@ -9,6 +9,7 @@ from s2sad.runtime import (
     expect_apart,
     expect_array,
     expect_field,
+    expect_plain,
     is_view,
     last_writes,
     number_item,
@@ -46,6 +47,12 @@ def rebinds_a_number_is_a_check(x):
 @case("s2sad.runtime.expect_array", A(3))
 def expect_array_is_a_check(x):
     expect_array(x, "never: x is an array")
+    return x * x
+
+
+@case("s2sad.runtime.expect_plain", A(3))
+def expect_plain_is_a_check(x):
+    expect_plain(x, "never: x is an array")
     return x * x
 
 
