@@ -23,6 +23,7 @@ import inspect
 import itertools
 import re
 import types
+from collections import Counter
 from dataclasses import dataclass
 
 import gast
@@ -341,6 +342,7 @@ class _ANF(LoopSources):
         self.out: list = []
         self.depth = 0  # >0 inside if/for/while: no new versions
         self.in_loop = 0
+        self.held: dict[str, str] = {}  # copies of what a loop iterates, read by the loop (held_sources): whose
         self.return_name = None  # the one name every return assigns, when there are several
         self.lineno = tree.lineno
 
@@ -439,7 +441,7 @@ class _ANF(LoopSources):
     # ---- memory shared between names -----------------------------------------------------------
     def live(self, version: str) -> bool:
         """Whether the user reads ``version`` after the current statement (its name still means it)."""
-        if version in self.pending:
+        if version in self.pending or version in self.held:
             return True
         user = self.user_of.get(version)
         if user is None or self.env.get(user) != version:
@@ -449,7 +451,7 @@ class _ANF(LoopSources):
     def value_read_later(self, version: str) -> bool:
         """Whether ``version`` is live and its value is read later (not only written into, or written
         over entirely before it is read): only then must a write into memory it shares update it."""
-        if version in self.pending or self.value_live is None:
+        if version in self.pending or version in self.held or self.value_live is None:
             return self.live(version)
         return self.live(version) and self.user_of[version] in self.value_live.get(self.current, ())
 
@@ -475,6 +477,14 @@ class _ANF(LoopSources):
         if isinstance(steps, tuple):
             other = steps[1]
             written = self.described_for_user(base, node, "an array of the derivative code")
+            if other in self.held:  # for v in xs: xs[0] = v; xs = xs * 2 (the loop iterates the first xs)
+                raise self.error(
+                    node,
+                    f"in-place write into {written}, which may be the '{self.held[other]}' this loop iterates "
+                    f"(the value '{self.held[other]}' had when the loop began; the loop binds '{self.held[other]}' "
+                    "again): s2sad cannot tell which values change; iterate over a copy (np.copy, list) or write "
+                    "into a new array",
+                )
             raise self.error(
                 node,
                 f"in-place write into {written}, which may share memory with "
@@ -1623,22 +1633,38 @@ class _ANF(LoopSources):
         mark = self.__dict__.pop("_checkpoint", _UNMARKED)
         self.depth += 1
         if isinstance(target, gast.Name) and target.id in self.env and self.depth == 1:
+            old = self.env[target.id]
             self.depth = 0
-            self.version(target.id)  # a fresh version: the loop must not overwrite a value used before it
+            new = self.version(target.id)  # a fresh version: the loop must not overwrite a value used before it
             self.depth = 1
+            if target.id in self.liveness_after():  # read after a loop that may not run: it keeps its value
+                self.emit(assign(new, name(old)), node)
         self.predeclare([node] + [gast.Assign(targets=[t], value=const(0), type_comment=None) for t, _, _ in items])
         index = name(
             self.env.get(target.id, target.id) if target.id in self.env else self.version(target.id), gast.Store()
         )
+        changing = self.memories_of([node])
+        iter_value, items, made = self.held_sources(node, iter_value, items, set(changing))
+        lengths = [(seq, self.atom_of(_len(seq), node)) for seq in self.resized_lists(node, items)]
+        if target.id in assigned_names(node.body):  # for i in range(n): i = i + 1 (Python binds i afresh)
+            index = name(self.names.fresh(target.id, Role.FLAG), gast.Store())
+            items = [(target, name(index.id), "counter"), *items]
         self.known_ints.add(index.id)
         self.aliases.assigned(index.id)
-        changing = self.memories_of([node])
         entry = self.aliases.snapshot(changing)
         self.loop_top(node, changing)
 
+        def unresized():
+            for seq, length in lengths:
+                call = gast.Call(func=name("expect_unresized"), args=[seq, length], keywords=[])
+                self.emit(gast.Expr(value=call), node)
+
         def body():
+            unresized()
             for item, seq, how in items:
-                if how == "offset":
+                if how == "counter":
+                    self.assign_atom(item, seq, node)
+                elif how == "offset":
                     value = gast.BinOp(left=name(index.id), op=gast.Add(), right=seq)
                     self.assign_atom(item, self.atom_of(value, node), node)
                 elif how is not None:  # the value of a dict at the key of this iteration
@@ -1658,7 +1684,70 @@ class _ANF(LoopSources):
         loop = gast.For(target=index, iter=iter_value, body=block, orelse=[], type_comment=None)
         if mark is not _UNMARKED:
             self.checkpoints[loop] = mark  # every: an atom, or None for about sqrt(n)
+        for n in made:
+            del self.held[n]
         self.emit(loop, node)
+        unresized()
+
+    def held_sources(self, node, iter_value, items, changing):
+        """The loop's range and sequences with each name the loop rebinds (``n`` of ``for i in range(n):
+        n = 1``, ``xs`` of ``for v in xs: xs = xs * 2``) read from a copy made before the loop: Python
+        evaluates them once, and the adjoint sweep replays the loop from the same values.  The copies made
+        count as live in the loop (``live``): a write into memory they share keeps them up to date."""
+        held = {}
+
+        def hold(atom):
+            if not (isinstance(atom, gast.Name) and atom.id in changing):
+                return atom
+            if atom.id not in held:
+                user = self.user_of.get(atom.id)
+                held_name = self.names.fresh(user, Role.PRIMAL, user) if user else self.names.temp()
+                if user:
+                    self.user_of[held_name] = user
+                if atom.id in self.known_ints:
+                    self.known_ints.add(held_name)
+                self.emit(assign(held_name, name(atom.id)), node)
+                held[atom.id] = held_name
+                self.held[held_name] = user or self.describe(atom.id)
+            return name(held[atom.id])
+
+        iter_value = _copy(iter_value)
+        for n in walk(iter_value):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in changing:
+                n.id = hold(n).id
+        items = [(t, hold(s), (h[0], hold(h[1])) if isinstance(h, tuple) else h) for t, s, h in items]
+        return iter_value, items, set(held.values())
+
+    def resized_lists(self, node, items) -> list:
+        """The sequences of ``items`` (the loop's, by position) whose length the body of ``node`` may change:
+        ``xs.append(v)`` (``extend``, ``insert``, ``pop``, ``remove``, ``clear``) on a name that may hold the
+        same list (or that the body binds to anything but a new list), ``xs += ...`` on one that may hold it.
+        Python's iterator reads the length at every step: ``expect_unresized`` refuses a change."""
+        stores, displays = Counter(), Counter()
+        methods, augmented = set(), set()
+        for n in (n for s in node.body for n in walk(s)):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                stores[n.id] += 1
+            elif isinstance(n, gast.Assign) and isinstance(n.value, (gast.List, gast.ListComp)):
+                displays.update(t.id for t in n.targets if isinstance(t, gast.Name))
+            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in _RESIZERS:
+                methods.add(getattr(n.func.value, "id", None))
+            elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+                augmented.add(n.target.id)
+        rebound = {r for r in stores if stores[r] > displays[r]}  # (may be bound to the list iterated)
+        out = []
+        for _, seq, how in items:
+            if how is not None or not isinstance(seq, gast.Name) or any(s.id == seq.id for s in out):
+                continue
+            memory = self.aliases.memory(seq.id)
+            same = {seq.id} | {
+                v for v, t in self.aliases.root.items() if memory is not None and self.aliases.find(t) == memory
+            }
+            users = {self.user_of.get(v, v) for v in same}
+            if (methods | augmented) & users or methods & rebound:
+                self.ns.scope.setdefault("expect_unresized", runtime.expect_unresized)
+                out.append(seq)
+        return out
 
     def atom_of(self, value, node):
         tmp = self.names.temp()
@@ -1711,6 +1800,7 @@ class _ANF(LoopSources):
 
 
 _UNMARKED = object()
+_RESIZERS = ("append", "extend", "insert", "pop", "remove", "clear")
 
 
 _RESERVED = generated_globals()

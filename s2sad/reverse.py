@@ -149,6 +149,10 @@ class Reverse:
         b = self.adj(var)
         out = []
         if b not in self.live:
+            if b in reads(expr):  # x = x[:2]: the part added is the adjoint of the new x, which bx holds
+                held = self.names.temp()
+                out.append(assign(held, expr))
+                expr = name(held)
             out.append(assign(b, _call("zeros_like", name(var))))
             self.live.add(b)
             self.owned.add(b)

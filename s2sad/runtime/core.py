@@ -561,7 +561,7 @@ def updates_in_place(x):
         return True
     if isinstance(x, (int, float, complex, np.number)):
         return False
-    raise TypeError(f"s2sad: += on a {type(x).__name__} that another name shares is not supported; write x = x + v")
+    raise _refusal(f"+= on a {type(x).__name__} that another name shares is not supported; write x = x + v")
 
 
 def expect_array(x, message):

@@ -26,6 +26,7 @@ __all__ = [
     "jacobian_of_arguments",
     "arguments_of_jacobian",
     "expect_indexed",
+    "expect_unresized",
     "copy_dict",
     "copy_of",
     "deep_copy",
@@ -333,6 +334,16 @@ def expect_indexed(seq):
         raise _refusal(
             f"a loop that writes in place over a {type(seq).__name__} (not a list, tuple or array) is not "
             "supported; iterate over list(...) of it, or move the writes out of the loop"
+        )
+
+
+def expect_unresized(seq, length):
+    """Refuse a loop over a list whose body changes the list's length (``for v in xs: xs.append(v)``):
+    Python's iterator reads the length at every step, the derivative iterates the items it had."""
+    if len(seq) != length:
+        raise _refusal(
+            "a loop over a list that its body makes longer or shorter (append, pop, extend, insert, remove) is "
+            "not supported; iterate over a copy (list(xs)) or use a while loop"
         )
 
 

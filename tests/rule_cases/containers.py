@@ -14,6 +14,7 @@ from s2sad.runtime import (
     deep_copy,
     expect_dict,
     expect_indexed,
+    expect_unresized,
     item_of,
     jacobian_of_arguments,
     jacobian_of_columns,
@@ -137,6 +138,12 @@ def zip_length_(x, y):
 @case("s2sad.runtime.expect_indexed", A(3))
 def expect_indexed_(x):
     expect_indexed(x)
+    return x * x
+
+
+@case("s2sad.runtime.expect_unresized", A(3))
+def expect_unresized_(x):
+    expect_unresized([x, x], 2)
     return x * x
 
 
