@@ -18,6 +18,7 @@ import gast
 from . import primitives as P
 from . import runtime
 from .containers import may_be_containers
+from .effects import call_effect, function_effect
 from .ir import is_pop, reads, targets, walk, walk_stmts
 from .resolve import among
 
@@ -49,7 +50,7 @@ def plan_reverse(program, shapes) -> Plan:
         for s in assigned
         if isinstance(s.value, gast.Call) and getattr(s.value.func, "id", None) == "add_seq"
     }
-    sites = _overwrite_sites(tree.body, params)
+    sites = _overwrite_sites(tree.body, params, program)
     remat, remat_before = _rematerializable(tree.body, sites, shapes)
     return Plan(
         params=params,
@@ -77,7 +78,7 @@ def has_break(body) -> bool:
     return False
 
 
-def _overwrite_sites(body, params) -> set:
+def _overwrite_sites(body, params, program) -> set:
     """Statements whose assignment may destroy a value the adjoint needs: they assign a name
     that may already hold one (assigned earlier, or by the previous iteration of a loop), or write
     into it in place (``a[i] = v``, ``lst.append(v)``).  A loop-invariant value (the same at every
@@ -95,7 +96,7 @@ def _overwrite_sites(body, params) -> set:
                 # what the loop assigns, and the lists it appends to (hs[-1] differs at each iteration)
                 inner = {v for x in walk_stmts([s]) for v in targets(x)} | _appended(s.body)
                 if not loop_names:  # outermost loop: what stays the same across all its iterations
-                    invariant = _invariants(s, inner, counts)
+                    invariant = _invariants(s, inner, counts, program)
                 visit(s.body, loop_names | inner, invariant)
             elif isinstance(s, gast.If):
                 # the branches exclude each other: neither overwrites what the other assigns
@@ -121,20 +122,25 @@ def _overwrite_sites(body, params) -> set:
 
 
 def _appended(body) -> set[str]:
-    """Lists that ``lst.append(v)`` statements in ``body`` grow."""
+    """Lists that ``lst.append(v)`` and ``lst.pop()`` in ``body`` change."""
     return {
         x.value.func.value.id
         for x in walk_stmts(body)
-        if isinstance(x, gast.Expr)
+        if isinstance(x, (gast.Expr, gast.Assign))
         and isinstance(x.value, gast.Call)
         and isinstance(x.value.func, gast.Attribute)
-        and x.value.func.attr == "append"
+        and x.value.func.attr in ("append", "pop")
         and isinstance(x.value.func.value, gast.Name)
     }
 
 
-def _invariants(loop, assigned, counts) -> set[str]:
-    """Names a loop assigns once, from values that do not change while it runs."""
+def _invariants(loop, assigned, counts, program) -> set[str]:
+    """Names a loop assigns once, from values that do not change while it runs: pure computations of
+    names the loop does not rebind.  A call that may not be pure (a user function or method, ``next``, a
+    random draw, a call s2sad does not know) is never invariant, and where such a call may change state
+    (anything but a user function without side effects) nothing in the loop is."""
+    if any(_may_differ(program, s) == "state" for s in walk_stmts(loop.body)):
+        return set()
     candidates = {}
     # a list filled by the loop (r = [] then r.append(v)) is a new list at every iteration
     filled = {
@@ -153,7 +159,8 @@ def _invariants(loop, assigned, counts) -> set[str]:
                     for n in walk(s.value)
                 )
             ):
-                candidates[v] = reads(s.value)
+                if not _may_differ(program, s):
+                    candidates[v] = reads(s.value)
     invariant = set()
     changed = True
     while changed:
@@ -163,6 +170,31 @@ def _invariants(loop, assigned, counts) -> set[str]:
                 invariant.add(v)
                 changed = True
     return invariant
+
+
+def _may_differ(program, stmt) -> str:
+    """Whether ``stmt`` may give another value when run again on the same values: "state" (it draws random
+    numbers, advances an iterator, or calls what may change state: a user function with side effects, a
+    method or function s2sad does not know), "call" (a call of a user function without side effects), or
+    "" (a pure operation; ``lst.append(v)`` and ``lst.pop()`` on a name, whose changes the plan follows)."""
+    record = program.records.get(stmt)
+    op = record.op if record is not None else None
+    if op is None:
+        return ""
+    call = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr)) else None
+    if isinstance(call, gast.Call) and call_effect(call, program.ns):
+        return "state"
+    if op.kind == P.CALL:
+        return "state" if function_effect(op.fn) is not None else "call"
+    if op.kind in (P.UNKNOWN, P.OPAQUE):
+        tracked = (
+            isinstance(call, gast.Call)
+            and isinstance(call.func, gast.Attribute)
+            and call.func.attr in ("append", "pop")
+            and isinstance(call.func.value, gast.Name)
+        )
+        return "" if tracked else "state"
+    return ""
 
 
 def _rematerializable(body, sites, shapes):
