@@ -19,7 +19,7 @@ from . import primitives as P
 from . import runtime
 from .containers import may_be_containers
 from .effects import call_effect, function_effect
-from .ir import is_pop, reads, targets, walk, walk_stmts
+from .ir import MODULES, is_pop, reads, targets, walk, walk_stmts
 from .resolve import among
 
 
@@ -51,7 +51,7 @@ def plan_reverse(program, shapes) -> Plan:
         if isinstance(s.value, gast.Call) and getattr(s.value.func, "id", None) == "add_seq"
     }
     sites = _overwrite_sites(tree.body, params, program)
-    remat, remat_before = _rematerializable(tree.body, sites, shapes)
+    remat, remat_before = _rematerializable(tree.body, sites, shapes, program)
     return Plan(
         params=params,
         primal_vars={t for r in program.records.values() for t in r.targets} | set(params),
@@ -197,7 +197,7 @@ def _may_differ(program, stmt) -> str:
     return ""
 
 
-def _rematerializable(body, sites, shapes):
+def _rematerializable(body, sites, shapes, program):
     """Cheap scalar values a loop overwrites (``t = 0.5 * z``) are recomputed in the adjoint instead
     of pushed: the copy of the statement goes right before the adjoint of its last use, where every
     operand holds the value it had at the definition (nothing assigns them in between).
@@ -207,6 +207,8 @@ def _rematerializable(body, sites, shapes):
         for v in targets(s) if isinstance(s, gast.Assign) else ():
             counts[v] = counts.get(v, 0) + 1
     remat, before = set(), {}
+    stateful = any(_may_differ(program, s) == "state" for s in walk_stmts(body))
+    mutated = _mutated(body)
     recomputed: dict[str, tuple] = {}  # name -> (its definition, its block, its position, its last use's)
 
     def visit(block):
@@ -227,6 +229,8 @@ def _rematerializable(body, sites, shapes):
                 isinstance(value, gast.Subscript)
                 and isinstance(value.value, gast.Name)
                 and isinstance(value.slice, (gast.Name, gast.Constant, gast.Slice, gast.Tuple))
+                and not stateful  # (a call may change the object, which the adjoint sweep does not restore)
+                and value.value.id not in mutated  # (lst.append(v): lst[-1] is another item by then)
             )
             if not (scalar_op or view) or counts.get(t) != 1:
                 continue
@@ -267,6 +271,18 @@ def _rematerializable(body, sites, shapes):
 
     visit(body)
     return remat, before
+
+
+def _mutated(body) -> set[str]:
+    """Names whose objects ``body`` changes in place: ``a[i] = v``, ``lst.append(v)``, ``d.update(e)``."""
+    out = set()
+    for n in walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name):
+            out.add(n.value.id)
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
+            if n.func.value.id not in MODULES:
+                out.add(n.func.value.id)
+    return out
 
 
 def _assigned(stmts) -> set[str]:

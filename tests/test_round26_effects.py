@@ -546,3 +546,78 @@ def ckpt_draws_before(w):
 
 def test_checkpoint_with_draws_before_the_loop():
     assert_exact(ckpt_draws_before, [0.5])
+
+
+# ---- more ways to draw in a loop ---------------------------------------------------------------------------------
+
+
+def loop_rng_parameter(w, rng):
+    h = w
+    for t in range(3):
+        h = np.sin(h * rng.normal())
+    return h
+
+
+def test_loop_generator_passed_in():
+    fd_all_modes(loop_rng_parameter, [0.5, np.random.default_rng(7)])
+
+
+def loop_local_lambda(w):
+    rng = np.random.default_rng(8)
+    draw = lambda: rng.normal()  # noqa: E731
+    h = w
+    for t in range(3):
+        h = np.sin(h * draw())
+    return h
+
+
+def loop_local_def(w):
+    rng = np.random.default_rng(8)
+
+    def draw():
+        return rng.normal()
+
+    h = w
+    for t in range(3):
+        h = np.sin(h * draw())
+    return h
+
+
+def while_draw_in_condition(w):
+    rng = np.random.default_rng(3)
+    h = w
+    while rng.random() > 0.2:
+        h = np.sin(h * 1.3 + 0.1)
+    return h
+
+
+G = []
+
+
+def push_global(v):
+    G.append(v)
+    return 0.0
+
+
+def loop_global_read_after_helper(w):
+    G.clear()
+    G.append(1.0)
+    h = w
+    for t in range(3):
+        push_global(G[-1] + 1.0)
+        k = G[-1]
+        h = np.sin(h * k)
+    return h
+
+
+MORE = [
+    (loop_local_lambda, [0.5]),
+    (loop_local_def, [0.5]),
+    (while_draw_in_condition, [0.5]),
+    (loop_global_read_after_helper, [0.5]),
+]
+
+
+@pytest.mark.parametrize("f, args", MORE, ids=[f.__name__ for f, _ in MORE])
+def test_more_loop_draws(f, args):
+    assert not check(f, args), check(f, args)
