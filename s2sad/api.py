@@ -189,6 +189,8 @@ def _still_valid(hit, fn) -> bool:
 def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     """The compiled derivative function, behind a guard of what steered its generation."""
     fname = _function_name(kind, fn, names)
+    if kind in ("hessian", "jacobian", "jacobian_forward", "jacobian_reverse"):
+        _refuse_effects(fn, kind)
     if kind in ("grad", "value_and_grad", "vjp", "jvp"):
         gen = derive(fn, names, kind, fname, as_tuple=many)
     elif kind in ("hessian", "hvp"):
@@ -244,6 +246,24 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     if getattr(impl, "__s2sad_types__", None):  # hessian(grad(m.loss)) differentiates the guard's call
         result.__s2sad_types__ = impl.__s2sad_types__
     return result
+
+
+def _refuse_effects(fn, kind):
+    """A Jacobian or Hessian runs f's derivative once per column: refuse f when a run may draw other random
+    numbers or change state the next run reads (``effects.function_effect``)."""
+    from .effects import function_effect
+
+    inner = _python_function(unwrap(fn))
+    found = function_effect(inner) if inspect.isfunction(inner) else None
+    if found is None:
+        return
+    line, why, col = found
+    raise DifferentiationError(
+        f"{inner.__code__.co_filename}:{line}:{col}: {inner.__name__} has side effects ({why}), and {kind} runs "
+        "its derivative once per column: each column would see other random numbers or another state; draw the "
+        "random numbers in f from a generator it makes (`rng = np.random.default_rng(seed)`) or pass them in as "
+        "an argument (grad, vjp and jvp run f once)"
+    )
 
 
 def _python_function(fn):

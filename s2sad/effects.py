@@ -8,7 +8,7 @@ is exact only for code whose values depend on its arguments alone.  This module 
   ``random`` module), or ``next`` (it advances an iterator);
 * ``call_effect(call, ns)``: the same for one call of f's code, with methods of objects s2sad cannot type
   named like a random draw (``rng.normal()`` of a parameter ``rng``);
-* ``function_effect(fn)``: ``(line, what)`` of the first effect a user function may have, through its own
+* ``function_effect(fn)``: ``(line, what, column)`` of the first effect a user function may have, through its own
   code or a user function it calls (a conservative scan of the source, like ``param_writes``): a draw,
   ``global``/``nonlocal``, a write into an object it did not create (``self.n += 1``, ``calls.append(w)``
   on a global or a parameter, ``G[k] = v``), a method of ``self`` or a user function that has one.
@@ -67,6 +67,8 @@ def draws(obj) -> str:
     """Why a call of ``obj`` gives a new value each time (a random draw, ``next``), or ""."""
     if obj is builtins.next:
         return "next() advances an iterator"
+    if isinstance(obj, type):  # np.random.Generator(...), random.Random(0): a new generator
+        return ""
     owner = getattr(obj, "__self__", None)
     if isinstance(owner, _GENERATORS) or isinstance(obj, _GENERATORS):
         return "it draws random numbers"
@@ -108,7 +110,9 @@ _CACHE: dict = {}
 
 
 def function_effect(fn, _active=None):
-    """``(line, what)`` of an effect the user function ``fn`` may have (see the module docstring), or None."""
+    """``(line, what, column)`` of an effect the user function ``fn`` may have (see the module docstring), or
+    None.  Draws from a generator it makes itself (``rng = np.random.default_rng(0)``) or from NumPy's global
+    state after it calls ``np.random.seed`` are the same at every run: not side effects."""
     from .primitives import is_user_function
 
     code = getattr(fn, "__code__", None)
@@ -152,6 +156,14 @@ def _scan(fn, tree, first, active):
         elif isinstance(n, gast.For):
             borrowed |= {t.id for t in walk(n.target) if isinstance(t, gast.Name)}
     own = stored - borrowed  # locals holding what the function made itself
+    # generators it makes itself (rng = np.random.default_rng(0)): the same draws at every run
+    made = {
+        t.id
+        for n in walk(module)
+        if isinstance(n, gast.Assign) and isinstance(n.value, gast.Call)
+        for t in n.targets
+        if isinstance(t, gast.Name)
+    }
 
     space = dict(getattr(fn, "__globals__", {}))
     space.update({k: c.cell_contents for k, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if _filled(c)})
@@ -173,44 +185,81 @@ def _scan(fn, tree, first, active):
             node = node.value
         return node.id if isinstance(node, gast.Name) else None
 
+    made = {
+        v for v in made if all(_made_by_library(n.value, resolve) for n in walk(module) if _assigns(n, v))
+    } - borrowed
+    # np.random.seed(0) in the function: the module's draws are the same at every run
+    seeded = any(isinstance(n, gast.Call) and resolve(n.func) in (np.random.seed, _random.seed) for n in walk(module))
+
     for n in walk(module):
         line = first + getattr(n, "lineno", 1) - 1
-        if isinstance(n, gast.Global):
-            return line, f"`global {', '.join(n.names)}`"
-        if isinstance(n, gast.Nonlocal):
-            return line, f"`nonlocal {', '.join(n.names)}`"
-        if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store):
-            root = root_name(n)
+        col = getattr(n, "col_offset", 0) + 1
+        found = _effect_at(n, fn, params, own, made, seeded, resolve, root_name, active)
+        if found is not None:
+            return line, found, col
+    return None
+
+
+def _assigns(node, name) -> bool:
+    return isinstance(node, gast.Assign) and any(isinstance(t, gast.Name) and t.id == name for t in node.targets)
+
+
+def _fresh(node, made, resolve) -> bool:
+    """``rng`` of ``rng = np.random.default_rng(0)`` in the function, or ``np.random.default_rng(1)`` itself."""
+    return isinstance(node, gast.Name) and node.id in made or _made_by_library(node, resolve)
+
+
+def _made_by_library(value, resolve) -> bool:
+    """``np.random.default_rng(0)``, ``random.Random(1)``: a new object of a library, not one a user
+    function may give back (a global generator)."""
+    from .primitives import is_user_function
+
+    if not isinstance(value, gast.Call):
+        return False
+    obj = resolve(value.func)
+    return obj is not MISSING and not is_user_function(getattr(obj, "__func__", obj)) and draws(obj) == ""
+
+
+def _effect_at(n, fn, params, own, made, seeded, resolve, root_name, active):
+    """The side effect of the node ``n`` of ``fn``'s code, or None."""
+    if isinstance(n, gast.Global):
+        return f"`global {', '.join(n.names)}`"
+    if isinstance(n, gast.Nonlocal):
+        return f"`nonlocal {', '.join(n.names)}`"
+    if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store):
+        root = root_name(n)
+        if root is not None and root not in own:
+            return f"it writes into `{root}`, which it did not create"
+    if isinstance(n, gast.AugAssign) and not isinstance(n.target, gast.Name):
+        root = root_name(n.target)
+        if root is not None and root not in own:
+            return f"it changes `{root}` in place, which it did not create"
+    if isinstance(n, gast.Call):
+        f = n.func
+        if isinstance(f, gast.Attribute) and f.attr in _MUTATORS:
+            root = root_name(f.value)
             if root is not None and root not in own:
-                return line, f"it writes into `{root}`, which it did not create"
-        if isinstance(n, gast.AugAssign) and not isinstance(n.target, gast.Name):
-            root = root_name(n.target)
-            if root is not None and root not in own:
-                return line, f"it changes `{root}` in place, which it did not create"
-        if isinstance(n, gast.Call):
-            f = n.func
-            if isinstance(f, gast.Attribute) and f.attr in _MUTATORS:
-                root = root_name(f.value)
-                if root is not None and root not in own:
-                    return line, f"`.{f.attr}()` changes `{root}`, which it did not create"
-            obj = resolve(f)
-            if obj is MISSING:
-                if isinstance(f, gast.Attribute) and f.attr in RANDOM_METHODS:
-                    return line, f"`.{f.attr}()` may draw random numbers"
-                method = _self_method(fn, f, params)
-                if method is not None:
-                    inner = function_effect(method, active)
-                    if inner is not None:
-                        return line, f"it calls {_name(method)}, which has side effects ({inner[1]})"
-                continue
-            found = draws(obj)
-            if found:
-                return line, found
-            callee = getattr(obj, "__func__", obj)
-            if isinstance(callee, types.FunctionType) and callee is not fn:
-                inner = function_effect(callee, active)
+                return f"`.{f.attr}()` changes `{root}`, which it did not create"
+        obj = resolve(f)
+        if obj is MISSING:
+            if isinstance(f, gast.Attribute) and f.attr in RANDOM_METHODS and not _fresh(f.value, made, resolve):
+                return f"`.{f.attr}()` may draw random numbers"
+            method = _self_method(fn, f, params)
+            if method is not None:
+                inner = function_effect(method, active)
                 if inner is not None:
-                    return line, f"it calls {_name(callee)}, which has side effects ({inner[1]})"
+                    return f"it calls {_name(method)}, which has side effects ({inner[1]})"
+            return None
+        found = draws(obj)
+        if obj is builtins.next and n.args and _fresh(n.args[0], made, resolve):
+            found = ""  # next(it) of it = iter([...]) made by the function: the same values at every run
+        if found and not (seeded and getattr(obj, "__self__", None) in (np.random.mtrand._rand, _random._inst)):
+            return found
+        callee = getattr(obj, "__func__", obj)
+        if isinstance(callee, types.FunctionType) and callee is not fn:
+            inner = function_effect(callee, active)
+            if inner is not None:
+                return f"it calls {_name(callee)}, which has side effects ({inner[1]})"
     return None
 
 
@@ -240,7 +289,7 @@ def _self_method(fn, func, params):
 
 def repeated_effect_message(what: str, fn, effect) -> str:
     """The refusal of a call, in reverse mode, of a user function with side effects."""
-    line, why = effect
+    line, why, _ = effect
     return (
         f"{what} has side effects ({why}, {fn.__code__.co_filename}:{line}) that its derivative would repeat: "
         "reverse mode runs a called function again to compute its derivative, so a second run would draw other "

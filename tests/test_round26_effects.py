@@ -20,6 +20,7 @@ from exact_or_refused import assert_exact, check
 import s2sad
 
 REVERSE = ("grad", "value_and_grad", "hessian")
+PER_COLUMN = "has side effects .*runs its derivative once per column"
 
 
 def refused_in_reverse(f, args, match, *, modes=REVERSE, reset=None):
@@ -29,7 +30,8 @@ def refused_in_reverse(f, args, match, *, modes=REVERSE, reset=None):
     for mode in modes:
         reset()
         make = getattr(s2sad, mode)
-        with pytest.raises(s2sad.DifferentiationError, match=match) as info:
+        either = f"{match}|{PER_COLUMN}" if mode == "hessian" else match  # (hessian: refused before either)
+        with pytest.raises(s2sad.DifferentiationError, match=either) as info:
             make(f)(*copy.deepcopy(list(args)))
         assert str(info.value).startswith(__file__), str(info.value)
     with pytest.raises(s2sad.DifferentiationError, match=match):
@@ -51,9 +53,11 @@ def fd_jvp(f, args, reset=lambda: None, eps=1e-6):
     assert tangent == pytest.approx(fd, rel=1e-5, abs=1e-7)
 
 
-def fd_all_modes(f, args, reset=lambda: None, eps=1e-6, h=1e-4):
+def fd_all_modes(f, args, reset=lambda: None, eps=1e-6, h=1e-4, hessian=True):
     """grad, value_and_grad, vjp, jvp and hessian w.r.t. the first (float) argument of f against central
-    differences, every run after ``reset()`` with fresh copies of the other arguments."""
+    differences, every run after ``reset()`` with fresh copies of the other arguments.  ``hessian=False``: f
+    changes state it does not make (an argument's, a global's), and hessian (which may run f once per
+    column) is refused at f's line."""
 
     def run(fn, x, *extra):
         reset()
@@ -68,6 +72,11 @@ def fd_all_modes(f, args, reset=lambda: None, eps=1e-6, h=1e-4):
     assert (v, g2) == (pytest.approx(value, rel=1e-12), pytest.approx(g, rel=1e-12))
     assert run(s2sad.vjp(f, wrt=0), x, 1.0) == pytest.approx(g, rel=1e-12)
     fd_jvp(f, args, reset)
+    if not hessian:
+        with pytest.raises(s2sad.DifferentiationError, match=PER_COLUMN) as info:
+            run(s2sad.hessian(f, wrt=0), x)
+        assert str(info.value).startswith(__file__)
+        return
     second = (run(f, x + h) - 2 * value + run(f, x - h)) / (h * h)
     assert run(s2sad.hessian(f, wrt=0), x) == pytest.approx(second, rel=1e-3, abs=1e-5)
 
@@ -240,7 +249,6 @@ def loop_pure_helper(w):
 LOOPS = [
     (loop_next_local, [1.2]),
     (loop_itertools_count, [0.4]),
-    (loop_helper_counter, [1.1]),
     (loop_rng, [0.5]),
     (loop_np_random, [0.5]),
     (loop_np_rand_only_sizes, [0.7]),
@@ -259,14 +267,17 @@ def test_loop_values_per_iteration(f, args):
 
 
 def test_loop_next_of_an_argument():
-    fd_all_modes(loop_next_arg, [1.0, iter([1.0, 2.0, 3.0])])
+    fd_all_modes(loop_next_arg, [1.0, iter([1.0, 2.0, 3.0])], hessian=False)
     assert s2sad.grad(loop_next_arg)(1.0, iter([1.0, 2.0, 3.0])) == 6.0
 
 
 def test_loop_method_changing_state():
-    fd_all_modes(loop_method_state, [1.0, Counter()])
+    fd_all_modes(loop_method_state, [1.0, Counter()])  # (c.tick() of an untyped c: see below)
     assert s2sad.grad(loop_method_state)(1.0, Counter()) == 6.0
+    # (tick_of(c) calls a method of an object the scan cannot type: not seen as a side effect, a known gap;
+    # a scalar's Hessian has one column, so it is exact)
     fd_all_modes(loop_helper_method, [0.4, Counter()])
+    fd_all_modes(loop_helper_counter, [1.1], hessian=False)
 
 
 def test_loop_draw_with_an_invariant():
@@ -533,6 +544,9 @@ def ckpt_next(w):
 @pytest.mark.parametrize("f", [ckpt_rng, ckpt_inactive_helper, ckpt_next])
 def test_checkpoint_with_draws_refused(f):
     refused_in_reverse(f, [0.5], "checkpointed loop gives another value when the loop is replayed")
+    if f is ckpt_inactive_helper:
+        with pytest.raises(s2sad.DifferentiationError, match=PER_COLUMN):
+            s2sad.jacobian(f)(0.5)
 
 
 def ckpt_draws_before(w):
@@ -559,7 +573,7 @@ def loop_rng_parameter(w, rng):
 
 
 def test_loop_generator_passed_in():
-    fd_all_modes(loop_rng_parameter, [0.5, np.random.default_rng(7)])
+    fd_all_modes(loop_rng_parameter, [0.5, np.random.default_rng(7)], hessian=False)
 
 
 def loop_local_lambda(w):
@@ -621,3 +635,32 @@ MORE = [
 @pytest.mark.parametrize("f, args", MORE, ids=[f.__name__ for f, _ in MORE])
 def test_more_loop_draws(f, args):
     assert not check(f, args), check(f, args)
+
+
+# ---- Jacobians and Hessians run f's derivative once per column -------------------------------------------------
+
+
+def global_draws(x):
+    return np.sum(np.sin(x * RNG.normal(size=2)))
+
+
+def own_draws(x):
+    rng = np.random.default_rng(3)
+    return np.sum(np.sin(x * rng.normal(size=2)) * np.random.default_rng(4).normal())
+
+
+def seeded_draws(x):
+    np.random.seed(5)
+    return np.sum(np.sin(x * np.random.normal(size=2)))
+
+
+def test_jacobian_and_hessian_of_draws():
+    x = np.array([0.3, 0.7])
+    for make in (s2sad.hessian, s2sad.jacobian, lambda f: s2sad.jacobian(f, mode="reverse")):
+        with pytest.raises(s2sad.DifferentiationError, match=PER_COLUMN):
+            make(global_draws)(x)
+    for f in (own_draws, seeded_draws):
+        assert_exact(f, [x])
+        J = s2sad.jacobian(f)(x)
+        assert J == pytest.approx(s2sad.grad(f)(x), rel=1e-12)
+        assert s2sad.jacobian(f, mode="reverse")(x) == pytest.approx(J, rel=1e-12)
