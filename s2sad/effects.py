@@ -41,7 +41,7 @@ RANDOM_METHODS = (
     - set(dir(dict))
     - {"seed", "bit_generator", "get_state", "getstate"}
 )
-_MUTATORS = {
+MUTATORS = {
     "append",
     "extend",
     "insert",
@@ -236,7 +236,7 @@ def _effect_at(n, fn, params, own, made, seeded, resolve, root_name, active):
             return f"it changes `{root}` in place, which it did not create"
     if isinstance(n, gast.Call):
         f = n.func
-        if isinstance(f, gast.Attribute) and f.attr in _MUTATORS:
+        if isinstance(f, gast.Attribute) and f.attr in MUTATORS:
             root = root_name(f.value)
             if root is not None and root not in own:
                 return f"`.{f.attr}()` changes `{root}`, which it did not create"

@@ -18,7 +18,7 @@ import gast
 from . import primitives as P
 from . import runtime
 from .containers import may_be_containers
-from .effects import call_effect, function_effect
+from .effects import MUTATORS, call_effect, function_effect
 from .ir import MODULES, is_pop, reads, targets, walk, walk_stmts
 from .resolve import among
 
@@ -280,7 +280,7 @@ def _mutated(body) -> set[str]:
         if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name):
             out.add(n.value.id)
         elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
-            if n.func.value.id not in MODULES:
+            if n.func.value.id not in MODULES and n.func.attr in MUTATORS:
                 out.add(n.func.value.id)
     return out
 
