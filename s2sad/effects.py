@@ -217,7 +217,11 @@ def _made_by_library(value, resolve) -> bool:
     if not isinstance(value, gast.Call):
         return False
     obj = resolve(value.func)
-    return obj is not MISSING and not is_user_function(getattr(obj, "__func__", obj)) and draws(obj) == ""
+    if obj is MISSING or is_user_function(getattr(obj, "__func__", obj)) or draws(obj):
+        return False
+    seeds = (np.random.default_rng, np.random.RandomState, np.random.Generator, _random.Random, np.random.SeedSequence)
+    unseeded = not value.args and not value.keywords  # default_rng(): new entropy at every run
+    return not (unseeded and (obj in seeds or isinstance(obj, type) and issubclass(obj, np.random.BitGenerator)))
 
 
 def _effect_at(n, fn, params, own, made, seeded, resolve, root_name, active):

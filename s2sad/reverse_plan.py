@@ -274,12 +274,11 @@ def _rematerializable(body, sites, shapes, program):
 
 
 def _mutated(body) -> set[str]:
-    """Names whose objects ``body`` changes in place: ``a[i] = v``, ``lst.append(v)``, ``d.update(e)``."""
+    """Names whose objects a method of ``body`` changes in place (``lst.append(v)``, ``d.update(e)``), which
+    ``_assigned`` does not see (``a[i] = v`` binds ``a``: it is)."""
     out = set()
     for n in walk(gast.Module(body=body, type_ignores=[])):
-        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name):
-            out.add(n.value.id)
-        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
             if n.func.value.id not in MODULES and n.func.attr in MUTATORS:
                 out.add(n.func.value.id)
     return out

@@ -664,3 +664,36 @@ def test_jacobian_and_hessian_of_draws():
         J = s2sad.jacobian(f)(x)
         assert J == pytest.approx(s2sad.grad(f)(x), rel=1e-12)
         assert s2sad.jacobian(f, mode="reverse")(x) == pytest.approx(J, rel=1e-12)
+
+
+def helper_own_rng(v):
+    rng = np.random.default_rng(9)
+    return v * rng.normal()
+
+
+def uses_helper_own_rng(w):
+    return np.sin(helper_own_rng(w)) * helper_own_rng(w * w)
+
+
+def helper_unseeded_rng(v):
+    rng = np.random.default_rng()
+    return v * rng.normal()
+
+
+def uses_unseeded(w):
+    return np.sin(helper_unseeded_rng(w))
+
+
+def local_lambda_draws(w):
+    rng = np.random.default_rng(0)
+    noise = lambda v: v * rng.normal()  # noqa: E731
+    return np.sin(noise(w))
+
+
+def test_helper_making_its_own_generator():
+    assert_exact(uses_helper_own_rng, [0.6])  # the same draws when its VJP runs it again
+    with pytest.raises(s2sad.DifferentiationError, match="helper_unseeded_rng\\(\\) has side effects"):
+        s2sad.grad(uses_unseeded)(0.5)  # default_rng(): new entropy at every run
+    with pytest.raises(s2sad.DifferentiationError, match="has side effects .*normal"):
+        s2sad.grad(local_lambda_draws)(0.5)  # f's generator, advanced by the first run
+    fd_jvp(local_lambda_draws, [0.5])
