@@ -10,8 +10,9 @@ is exact only for code whose values depend on its arguments alone.  This module 
   named like a random draw (``rng.normal()`` of a parameter ``rng``);
 * ``function_effect(fn)``: ``(line, what, column)`` of the first effect a user function may have, through its own
   code or a user function it calls (a conservative scan of the source, like ``param_writes``): a draw,
-  ``global``/``nonlocal``, a write into an object it did not create (``self.n += 1``, ``calls.append(w)``
-  on a global or a parameter, ``G[k] = v``), a method of ``self`` or a user function that has one.
+  ``global``/``nonlocal``, a write into an object it neither created nor was given (``calls.append(w)`` on a
+  global, ``G[k] = v``; writes into its parameters are ``param_writes``' and ``anf``'s: private copies, or
+  refused), a method of ``self`` or a user function that has one.
 """
 
 from __future__ import annotations
@@ -148,11 +149,15 @@ def _scan(fn, tree, first, active):
     stored = {n.id for n in walk(module) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     # locals bound to an object that may be another's (q = p, q = self.items, for row in p): not created here
     borrowed = set(params)
+    given = set(params)  # ... of which those that hold only what its arguments hold (w = m.w)
     for n in walk(module):
         if isinstance(n, gast.Assign) and not isinstance(n.value, (gast.Call, gast.BinOp, gast.UnaryOp)):
             value_names = {m.id for m in walk(n.value) if isinstance(m, gast.Name)}
             if value_names - stored or value_names & borrowed:
-                borrowed |= {t.id for t in n.targets if isinstance(t, gast.Name)}
+                targets = {t.id for t in n.targets if isinstance(t, gast.Name)}
+                borrowed |= targets
+                if value_names <= given:
+                    given |= targets
         elif isinstance(n, gast.For):
             borrowed |= {t.id for t in walk(n.target) if isinstance(t, gast.Name)}
     own = stored - borrowed  # locals holding what the function made itself
@@ -194,7 +199,7 @@ def _scan(fn, tree, first, active):
     for n in walk(module):
         line = first + getattr(n, "lineno", 1) - 1
         col = getattr(n, "col_offset", 0) + 1
-        found = _effect_at(n, fn, params, own, made, seeded, resolve, root_name, active)
+        found = _effect_at(n, fn, params, own | given, made, seeded, resolve, root_name, active)
         if found is not None:
             return line, found, col
     return None
@@ -225,7 +230,8 @@ def _made_by_library(value, resolve) -> bool:
 
 
 def _effect_at(n, fn, params, own, made, seeded, resolve, root_name, active):
-    """The side effect of the node ``n`` of ``fn``'s code, or None."""
+    """The side effect of the node ``n`` of ``fn``'s code, or None.  ``own``: the names holding what ``fn``
+    made or was given (writes into its arguments are ``param_writes``')."""
     if isinstance(n, gast.Global):
         return f"`global {', '.join(n.names)}`"
     if isinstance(n, gast.Nonlocal):
@@ -240,7 +246,7 @@ def _effect_at(n, fn, params, own, made, seeded, resolve, root_name, active):
             return f"it changes `{root}` in place, which it did not create"
     if isinstance(n, gast.Call):
         f = n.func
-        if isinstance(f, gast.Attribute) and f.attr in MUTATORS:
+        if isinstance(f, gast.Attribute) and f.attr in MUTATORS and not isinstance(resolve(f.value), types.ModuleType):
             root = root_name(f.value)
             if root is not None and root not in own:
                 return f"`.{f.attr}()` changes `{root}`, which it did not create"

@@ -19,6 +19,7 @@ from . import primitives as P
 from . import runtime
 from .containers import may_be_containers
 from .effects import MUTATORS, call_effect, function_effect
+from .param_writes import param_writes
 from .ir import MODULES, is_pop, reads, targets, walk, walk_stmts
 from .resolve import among
 
@@ -184,8 +185,8 @@ def _may_differ(program, stmt) -> str:
     call = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr)) else None
     if isinstance(call, gast.Call) and call_effect(call, program.ns):
         return "state"
-    if op.kind == P.CALL:
-        return "state" if function_effect(op.fn) is not None else "call"
+    if op.kind == P.CALL:  # (c.tick() writing into self.n: param_writes)
+        return "state" if function_effect(op.fn) is not None or param_writes(op.fn) else "call"
     if op.kind in (P.UNKNOWN, P.OPAQUE):
         tracked = (
             isinstance(call, gast.Call)

@@ -697,3 +697,22 @@ def test_helper_making_its_own_generator():
     with pytest.raises(s2sad.DifferentiationError, match="has side effects .*normal"):
         s2sad.grad(local_lambda_draws)(0.5)  # f's generator, advanced by the first run
     fd_jvp(local_lambda_draws, [0.5])
+
+
+def loop_reads_state_a_method_changes(w, c):
+    h = w
+    for t in range(3):
+        c.tick()
+        h = np.sin(h * c.n)
+    return h
+
+
+def test_loop_reads_state_a_method_changes():
+    f = loop_reads_state_a_method_changes
+    fd = (f(0.5 + 1e-6, Counter()) - f(0.5 - 1e-6, Counter())) / 2e-6
+    assert s2sad.grad(f)(0.5, Counter()) == pytest.approx(fd, rel=1e-5)
+    assert s2sad.value_and_grad(f)(0.5, Counter()) == (pytest.approx(f(0.5, Counter())), pytest.approx(fd, rel=1e-5))
+    assert s2sad.vjp(f, wrt=0)(0.5, Counter(), 1.0) == pytest.approx(fd, rel=1e-5)
+    fd_jvp(f, [0.5, Counter()])
+    with pytest.raises(s2sad.DifferentiationError, match="c.tick"):  # (a second derivative: refused)
+        s2sad.hessian(f)(0.5, Counter())
