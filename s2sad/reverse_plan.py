@@ -19,8 +19,8 @@ from . import primitives as P
 from . import runtime
 from .containers import may_be_containers
 from .effects import MUTATORS, call_effect, function_effect
-from .param_writes import param_writes
 from .ir import MODULES, is_pop, reads, targets, walk, walk_stmts
+from .param_writes import param_writes
 from .resolve import among
 
 
