@@ -108,6 +108,8 @@ def _name(fn) -> str:
 
 
 _CACHE: dict = {}
+# expressions that give a new object (a display holds its items, which may be another's: a known gap)
+_NEW = (gast.Call, gast.BinOp, gast.UnaryOp, gast.List, gast.Dict, gast.Set, gast.ListComp, gast.DictComp, gast.SetComp)
 
 
 def function_effect(fn, _active=None):
@@ -151,7 +153,7 @@ def _scan(fn, tree, first, active):
     borrowed = set(params)
     given = set(params)  # ... of which those that hold only what its arguments hold (w = m.w)
     for n in walk(module):
-        if isinstance(n, gast.Assign) and not isinstance(n.value, (gast.Call, gast.BinOp, gast.UnaryOp)):
+        if isinstance(n, gast.Assign) and not isinstance(n.value, _NEW):
             value_names = {m.id for m in walk(n.value) if isinstance(m, gast.Name)}
             if value_names - stored or value_names & borrowed:
                 targets = {t.id for t in n.targets if isinstance(t, gast.Name)}
