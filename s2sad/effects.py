@@ -163,6 +163,9 @@ def _scan(fn, tree, first, active):
         elif isinstance(n, gast.For):
             borrowed |= {t.id for t in walk(n.target) if isinstance(t, gast.Name)}
     own = stored - borrowed  # locals holding what the function made itself
+    for n in walk(module):  # for row in m: the items of what it made or was given
+        if isinstance(n, gast.For) and {m.id for m in walk(n.iter) if isinstance(m, gast.Name)} <= own | given:
+            given |= {t.id for t in walk(n.target) if isinstance(t, gast.Name)}
     # generators it makes itself (rng = np.random.default_rng(0)): the same draws at every run
     made = {
         t.id
