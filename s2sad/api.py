@@ -21,6 +21,7 @@ from .call_aliases import unaliased
 from .callables import FunctionLike, base_name, bound_checks, method_checks, normalize
 from .compile import load
 from .errors import DifferentiationError
+from .ir import MUTATORS
 from .param_writes import param_writes
 from .parse import unwrap
 from .pipeline import derive, derive_composite, param_names
@@ -189,6 +190,8 @@ def _still_valid(hit, fn) -> bool:
 def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     """The compiled derivative function, behind a guard of what steered its generation."""
     fname = _function_name(kind, fn, names)
+    if kind in ("hessian", "jacobian", "jacobian_forward", "jacobian_reverse"):
+        _refuse_effects(fn, kind)
     if kind in ("grad", "value_and_grad", "vjp", "jvp"):
         gen = derive(fn, names, kind, fname, as_tuple=many)
     elif kind in ("hessian", "hvp"):
@@ -246,6 +249,26 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
     return result
 
 
+def _refuse_effects(fn, kind):
+    """A Jacobian or Hessian runs f's derivative once per column: refuse f when a run may draw other random
+    numbers or change state the next run reads (``effects.function_effect``)."""
+    from .effects import function_effect
+
+    inner = _python_function(unwrap(fn))
+    if getattr(inner, "__module__", None) == "s2sad.generated":  # (f itself was checked: its stacks are its own)
+        return
+    found = function_effect(inner) if inspect.isfunction(inner) else None
+    if found is None:
+        return
+    line, why, col = found
+    raise DifferentiationError(
+        f"{inner.__code__.co_filename}:{line}:{col}: {inner.__name__} has side effects ({why}), and {kind} runs "
+        "its derivative once per column: each column would see other random numbers or another state; draw the "
+        "random numbers in f from a generator it makes (`rng = np.random.default_rng(seed)`) or pass them in as "
+        "an argument (grad, vjp and jvp run f once)"
+    )
+
+
 def _python_function(fn):
     """The Python function a bound method, partial or specialized function stands for (its source is
     that function's): its parameters include the bound ones, which no call binds."""
@@ -287,12 +310,9 @@ def _written_params(fn, params) -> set:
                 out.update(r for r in map(base, outs) if r is not None)
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
             r = base(node.func.value)
-            if r is not None and node.func.attr in _MUTATORS:
+            if r is not None and node.func.attr in MUTATORS:
                 out.add(r)
     return out
-
-
-_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill", "update", "resize"}
 
 
 def _seed_last(vjp_fn, seed: str, params):

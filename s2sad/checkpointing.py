@@ -167,8 +167,36 @@ def _check(rev, loop):
                 f"method .{s.value.func.attr}() inside a checkpointed loop would run again when the loop is "
                 "replayed; collect values outside the loop, or drop s2sad.checkpoint",
             )
+        why = _effect(rev.program, s)
+        if why:
+            raise rev.error(
+                s,
+                f"a call inside a checkpointed loop gives another value when the loop is replayed ({why}): the "
+                "derivative would use other values than f did; draw the random numbers (or advance the state) "
+                "before the loop and index them in it (`noise = rng.normal(size=n)`, then `noise[t]`), or drop "
+                "s2sad.checkpoint",
+            )
         if isinstance(s, (gast.For, gast.While)) and hasattr(s, "checkpoint"):
             raise rev.error(s, "checkpointed loops cannot be nested; mark the outer loop only")
+
+
+def _effect(program, stmt) -> str:
+    """Why running ``stmt`` again may give another value (a random draw, ``next``, a user function with side
+    effects), or ""."""
+    from . import primitives as P
+    from .effects import call_effect, function_effect
+
+    if isinstance(stmt, (gast.Assign, gast.Expr)) and isinstance(stmt.value, gast.Call):
+        why = call_effect(stmt.value, program.ns)
+        if why:
+            return why
+    record = program.records.get(stmt)
+    op = record.op if record is not None else None
+    if op is not None and op.kind == P.CALL:
+        found = function_effect(op.fn)
+        if found is not None:
+            return f"{op.what} has side effects: {found[1]}, line {found[0]}"
+    return ""
 
 
 def _without_pushes(stmts, stacks):

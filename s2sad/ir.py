@@ -12,6 +12,16 @@ from . import runtime
 
 _AST = gast.AST
 
+# methods that change their receiver in place (lists, dicts, sets, arrays, generators)
+MUTATORS = frozenset(
+    {
+        "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+        "update", "setdefault", "popitem", "add", "discard", "difference_update", "intersection_update",
+        "symmetric_difference_update", "fill", "resize", "put", "itemset", "setfield", "partition",
+        "__setitem__", "__delitem__", "__iadd__", "__imul__", "send",
+    }
+)  # fmt: skip
+
 
 def walk(node):
     """Every node under ``node`` (itself first), breadth first like ``ast.walk``, several times faster."""

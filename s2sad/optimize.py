@@ -132,8 +132,26 @@ def _cse(body, avail: dict, version: dict):
             if known is None and target not in reads(stmt.value):
                 avail[key] = (target, version[target])
             continue
+        if _may_change_state(stmt):  # helper() may change a global (or what a name shares): G[-1] is read again
+            avail.clear()
         for n in changed([stmt]):
             version[n] = version.get(n, 0) + 1
+
+
+_PURE_BUILTINS = {"len", "float", "int", "abs", "range", "isinstance", "bool", "complex", "tuple", "list", "type"}
+
+
+def _may_change_state(stmt) -> bool:
+    """A call of a function (user code, an unknown one) that may change state no name it is given shows."""
+    from .ir import _PURE_HELPERS
+
+    return any(
+        isinstance(n, gast.Call)
+        and isinstance(n.func, gast.Name)
+        and n.func.id not in _PURE_HELPERS
+        and n.func.id not in _PURE_BUILTINS
+        for n in walk(stmt)
+    )
 
 
 def _structure(node):

@@ -15,32 +15,11 @@ import inspect
 import gast
 
 from .aliases import _fresh_value
-from .ir import walk
+from .ir import MUTATORS, walk
 from .primitives import DATA_ATTRS, is_user_function
 from .resolve import dotted
 
-# methods that change their receiver (lists, dicts, arrays)
-_MUTATORS = {
-    "append",
-    "extend",
-    "insert",
-    "pop",
-    "remove",
-    "clear",
-    "sort",
-    "reverse",
-    "update",
-    "setdefault",
-    "popitem",
-    "fill",
-    "put",
-    "itemset",
-    "resize",
-    "partition",
-    "setfield",
-    "add",
-    "discard",
-}
+_MUTATORS = MUTATORS  # (the methods that change their receiver, read by anf too)
 # methods that put their arguments into their receiver
 _HOLDERS = {"append", "extend", "insert", "add", "update", "setdefault"}
 _DISPLAYS = (gast.List, gast.Tuple, gast.Set, gast.Dict, gast.ListComp, gast.SetComp, gast.DictComp)

@@ -23,6 +23,7 @@ import gast
 from . import checkpointing
 from . import primitives as P
 from .aliases import makes_view
+from .effects import function_effect, repeated_effect_message
 from .ir import MODULES, changed, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import Role, assign, const, name
 from .operands import operand_checks
@@ -547,6 +548,9 @@ class Reverse:
         except TypeError as exc:
             raise self.error(stmt, f"cannot call {op.what}: {exc}") from None
         active_params = [p for p, a in bound.arguments.items() if self.is_active(a)]
+        effect = function_effect(fn)
+        if effect is not None:
+            raise self.error(stmt, repeated_effect_message(op.what, fn, effect))
         vjp_name, seed = self.request_vjp(fn, tuple(active_params), stmt)
         call = gast.Call(
             func=name(vjp_name),

@@ -21,8 +21,10 @@ import gast
 from . import primitives as P
 from . import runtime
 from .containers import may_be_containers
-from .ir import MODULES, changed, is_pop, reads, targets, walk, walk_stmts
+from .effects import call_effect, function_effect
+from .ir import MODULES, MUTATORS, changed, is_pop, reads, targets, walk, walk_stmts
 from .naming import name
+from .param_writes import param_writes
 from .resolve import among
 
 
@@ -55,11 +57,11 @@ def plan_reverse(program, shapes, active=frozenset()) -> Plan:
         for s in assigned
         if isinstance(s.value, gast.Call) and getattr(s.value.func, "id", None) == "add_seq"
     }
-    sites = _overwrite_sites(tree.body, params)
+    sites = _overwrite_sites(tree.body, params, program)
     # f's own lists whose only changes are appends (and item writes): the adjoint sweep undoes them
     shrunk = {n for n in _local_lists(program) - set(active) if n not in _unrestored(program, active, {n})}
     unrestored = _unrestored(program, active, shrunk, shapes)
-    remat, remat_before = _rematerializable(tree.body, sites, shapes, unrestored)
+    remat, remat_before = _rematerializable(tree.body, sites, shapes, unrestored, program)
     return Plan(
         params=params,
         primal_vars={t for r in program.records.values() for t in r.targets} | set(params),
@@ -77,17 +79,6 @@ def plan_reverse(program, shapes, active=frozenset()) -> Plan:
         shrunk=shrunk,
         unrestored=unrestored,
     )
-
-
-# methods that change their receiver in place (lists, dicts, sets, arrays)
-_MUTATORS = frozenset(
-    {
-        "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
-        "update", "setdefault", "popitem", "add", "discard", "difference_update", "intersection_update",
-        "symmetric_difference_update", "fill", "resize", "put", "itemset", "setfield", "partition",
-        "__setitem__", "__delitem__", "__iadd__", "__imul__",
-    }
-)  # fmt: skip
 
 
 def in_place(stmt) -> set[str]:
@@ -108,7 +99,7 @@ def in_place(stmt) -> set[str]:
     if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
         if f.value.id in MODULES:  # np.copyto(a, b), np.add(a, b, out=c)
             return changed([gast.Expr(value=value)]) - {f.value.id}
-        if f.attr in _MUTATORS:
+        if f.attr in MUTATORS:
             return {f.value.id}
     return set()
 
@@ -202,7 +193,7 @@ def has_break(body) -> bool:
     return False
 
 
-def _overwrite_sites(body, params) -> set:
+def _overwrite_sites(body, params, program) -> set:
     """Statements whose assignment may destroy a value the adjoint needs: they assign a name
     that may already hold one (assigned earlier, or by the previous iteration of a loop), or write
     into it in place (``a[i] = v``, ``lst.append(v)``).  A loop-invariant value (the same at every
@@ -222,7 +213,7 @@ def _overwrite_sites(body, params) -> set:
                     v for x in walk_stmts(s.body) for v in in_place(x)
                 }
                 if not loop_names:  # outermost loop: what stays the same across all its iterations
-                    invariant = _invariants(s, inner, counts)
+                    invariant = _invariants(s, inner, counts, program)
                 visit(s.body, loop_names | inner, invariant)
             elif isinstance(s, gast.If):
                 # the branches exclude each other: neither overwrites what the other assigns
@@ -247,8 +238,13 @@ def _overwrite_sites(body, params) -> set:
     return sites
 
 
-def _invariants(loop, assigned, counts) -> set[str]:
-    """Names a loop assigns once, from values that do not change while it runs."""
+def _invariants(loop, assigned, counts, program) -> set[str]:
+    """Names a loop assigns once, from values that do not change while it runs: pure computations of
+    names the loop does not rebind.  A call that may not be pure (a user function or method, ``next``, a
+    random draw, a call s2sad does not know) is never invariant, and where such a call may change state
+    (anything but a user function without side effects) nothing in the loop is."""
+    if any(_may_differ(program, s) == "state" for s in walk_stmts(loop.body)):
+        return set()
     candidates = {}
     # a list filled by the loop (r = [] then r.append(v)) is a new list at every iteration
     filled = {
@@ -267,7 +263,8 @@ def _invariants(loop, assigned, counts) -> set[str]:
                     for n in walk(s.value)
                 )
             ):
-                candidates[v] = reads(s.value)
+                if not _may_differ(program, s):
+                    candidates[v] = reads(s.value)
     invariant = set()
     changed = True
     while changed:
@@ -279,7 +276,32 @@ def _invariants(loop, assigned, counts) -> set[str]:
     return invariant
 
 
-def _rematerializable(body, sites, shapes, unrestored):
+def _may_differ(program, stmt) -> str:
+    """Whether ``stmt`` may give another value when run again on the same values: "state" (it draws random
+    numbers, advances an iterator, or calls what may change state: a user function with side effects, a
+    method or function s2sad does not know), "call" (a call of a user function without side effects), or
+    "" (a pure operation; ``lst.append(v)`` and ``lst.pop()`` on a name, whose changes the plan follows)."""
+    record = program.records.get(stmt)
+    op = record.op if record is not None else None
+    if op is None:
+        return ""
+    call = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr)) else None
+    if isinstance(call, gast.Call) and call_effect(call, program.ns):
+        return "state"
+    if op.kind == P.CALL:  # (c.tick() writing into self.n: param_writes)
+        return "state" if function_effect(op.fn) is not None or param_writes(op.fn) else "call"
+    if op.kind in (P.UNKNOWN, P.OPAQUE):
+        tracked = (
+            isinstance(call, gast.Call)
+            and isinstance(call.func, gast.Attribute)
+            and call.func.attr in ("append", "pop")
+            and isinstance(call.func.value, gast.Name)
+        )
+        return "" if tracked else "state"
+    return ""
+
+
+def _rematerializable(body, sites, shapes, unrestored, program):
     """Cheap scalar values a loop overwrites (``t = 0.5 * z``) are recomputed in the adjoint instead
     of pushed: the copy of the statement goes right before the adjoint of its last use, where every
     operand holds the value it had at the definition (nothing assigns them in between).
@@ -289,6 +311,8 @@ def _rematerializable(body, sites, shapes, unrestored):
         for v in targets(s) if isinstance(s, gast.Assign) else ():
             counts[v] = counts.get(v, 0) + 1
     remat, before = set(), {}
+    stateful = any(_may_differ(program, s) == "state" for s in walk_stmts(body))
+    mutated = _mutated(body)
     recomputed: dict[str, tuple] = {}  # name -> (its definition, its block, its position, its last use's)
 
     def visit(block):
@@ -309,6 +333,8 @@ def _rematerializable(body, sites, shapes, unrestored):
                 isinstance(value, gast.Subscript)
                 and isinstance(value.value, gast.Name)
                 and isinstance(value.slice, (gast.Name, gast.Constant, gast.Slice, gast.Tuple))
+                and not stateful  # (a call may change the object, which the adjoint sweep does not restore)
+                and value.value.id not in mutated  # (lst.append(v): lst[-1] is another item by then)
             )
             if not (scalar_op or view) or counts.get(t) != 1:
                 continue
@@ -354,6 +380,17 @@ def _rematerializable(body, sites, shapes, unrestored):
 
     visit(body)
     return remat, before
+
+
+def _mutated(body) -> set[str]:
+    """Names whose objects a method of ``body`` changes in place (``lst.append(v)``, ``d.update(e)``), which
+    ``_assigned`` does not see (``a[i] = v`` binds ``a``: it is)."""
+    out = set()
+    for n in walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
+            if n.func.value.id not in MODULES and n.func.attr in MUTATORS:
+                out.add(n.func.value.id)
+    return out
 
 
 def _assigned(stmts) -> set[str]:

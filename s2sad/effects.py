@@ -1,0 +1,294 @@
+"""effects: which calls may give a different value when run again with the same arguments.
+
+Reverse mode runs code twice where Python runs it once: a loop's adjoint reads the values of each
+iteration, a callee's VJP recomputes the callee's primal, a checkpointed loop replays its segments.  That
+is exact only for code whose values depend on its arguments alone.  This module says which do not:
+
+* ``draws(obj)``: a random draw (``np.random.*``, a ``Generator``'s or ``RandomState``'s methods, the
+  ``random`` module), or ``next`` (it advances an iterator);
+* ``call_effect(call, ns)``: the same for one call of f's code, with methods of objects s2sad cannot type
+  named like a random draw (``rng.normal()`` of a parameter ``rng``);
+* ``function_effect(fn)``: ``(line, what, column)`` of the first effect a user function may have, through its own
+  code or a user function it calls (a conservative scan of the source, like ``param_writes``): a draw,
+  ``global``/``nonlocal``, a write into an object it neither created nor was given (``calls.append(w)`` on a
+  global, ``G[k] = v``; writes into its parameters are ``param_writes``' and ``anf``'s: private copies, or
+  refused), a method of ``self`` or a user function that has one.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import random as _random
+import types
+
+import gast
+import numpy as np
+
+from .ir import MUTATORS, walk
+from .resolve import MISSING, dotted
+
+_GENERATORS = (np.random.Generator, np.random.RandomState, np.random.BitGenerator, _random.Random)
+# method names of random generators that are not methods of arrays, lists or dicts
+RANDOM_METHODS = (
+    {
+        m
+        for cls in (np.random.Generator, np.random.RandomState, _random.Random)
+        for m in dir(cls)
+        if not m.startswith("_")
+    }
+    - set(dir(np.ndarray))
+    - set(dir(list))
+    - set(dir(dict))
+    - {"seed", "bit_generator", "get_state", "getstate"}
+)
+
+
+def draws(obj) -> str:
+    """Why a call of ``obj`` gives a new value each time (a random draw, ``next``), or ""."""
+    if obj is builtins.next:
+        return "next() advances an iterator"
+    if isinstance(obj, type):  # np.random.Generator(...), random.Random(0): a new generator
+        return ""
+    owner = getattr(obj, "__self__", None)
+    if isinstance(owner, _GENERATORS) or isinstance(obj, _GENERATORS):
+        return "it draws random numbers"
+    module = getattr(obj, "__module__", None) or ""
+    if owner is None and module in ("numpy.random", "random") or module.startswith("numpy.random."):
+        if getattr(obj, "__name__", "") not in ("default_rng", "seed", "Generator", "RandomState"):
+            return "it draws random numbers"
+    if isinstance(owner, types.ModuleType) and owner.__name__ in ("numpy.random", "random"):
+        return "it draws random numbers"
+    if owner is np.random.mtrand or getattr(owner, "__name__", "") == "numpy.random.mtrand":
+        return "it draws random numbers"
+    return ""
+
+
+def call_effect(call, ns) -> str:
+    """Why the call node ``call`` (of f's code, ``ns`` its namespace) may give a different value when run
+    again, or "": a draw, ``next``, a method named like a draw of an object s2sad cannot type, a user
+    function or method with an effect (``function_effect``)."""
+    obj = ns.lookup(call.func)
+    if obj is MISSING:
+        if isinstance(call.func, gast.Attribute) and call.func.attr in RANDOM_METHODS:
+            return f"`.{call.func.attr}()` may draw random numbers"
+        return ""
+    found = draws(obj)
+    if found:
+        return found
+    fn = getattr(obj, "__func__", obj)
+    found = function_effect(fn) if isinstance(fn, types.FunctionType) else None
+    if found is not None:
+        return f"{_name(fn)} has side effects ({found[1]}, line {found[0]})"
+    return ""
+
+
+def _name(fn) -> str:
+    return f"{getattr(fn, '__qualname__', getattr(fn, '__name__', 'the function'))}()"
+
+
+_CACHE: dict = {}
+# expressions that give a new object (a display holds its items, which may be another's: a known gap)
+_NEW = (gast.Call, gast.BinOp, gast.UnaryOp, gast.List, gast.Dict, gast.Set, gast.ListComp, gast.DictComp, gast.SetComp)
+
+
+def function_effect(fn, _active=None):
+    """``(line, what, column)`` of an effect the user function ``fn`` may have (see the module docstring), or
+    None.  Draws from a generator it makes itself (``rng = np.random.default_rng(0)``) or from NumPy's global
+    state after it calls ``np.random.seed`` are the same at every run: not side effects."""
+    from .primitives import is_user_function
+
+    code = getattr(fn, "__code__", None)
+    if code is None or not is_user_function(fn):
+        return None
+    key = (code, id(getattr(fn, "__globals__", None)))
+    if key in _CACHE:
+        return _CACHE[key]
+    active = _active if _active is not None else set()
+    if code in active:
+        return None
+    active.add(code)
+    lifted = getattr(fn, "__s2sad_lifted__", None)
+    try:
+        tree = lifted.tree if lifted is not None else gast.parse(inspect.cleandoc("\n" + inspect.getsource(fn))).body[0]
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    first = code.co_firstlineno if lifted is None else 1
+    found = _scan(fn, tree, first, active)
+    if _active is None or found is not None:
+        _CACHE[key] = found
+    return found
+
+
+def _scan(fn, tree, first, active):
+    if not isinstance(tree, (gast.FunctionDef, gast.Lambda)):
+        return None
+    args = tree.args
+    params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    params |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+    body = tree.body if isinstance(tree.body, list) else [tree.body]
+    module = gast.Module(body=body, type_ignores=[])
+    stored = {n.id for n in walk(module) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    # locals bound to an object that may be another's (q = p, q = self.items, for row in p): not created here
+    borrowed = set(params)
+    given = set(params)  # ... of which those that hold only what its arguments hold (w = m.w)
+    for n in walk(module):
+        if isinstance(n, gast.Assign) and not isinstance(n.value, _NEW):
+            value_names = {m.id for m in walk(n.value) if isinstance(m, gast.Name)}
+            if value_names - stored or value_names & borrowed:
+                targets = {t.id for t in n.targets if isinstance(t, gast.Name)}
+                borrowed |= targets
+                if value_names <= given:
+                    given |= targets
+        elif isinstance(n, gast.For):
+            borrowed |= {t.id for t in walk(n.target) if isinstance(t, gast.Name)}
+    own = stored - borrowed  # locals holding what the function made itself
+    for n in walk(module):  # for row in m: the items of what it made or was given
+        if isinstance(n, gast.For) and {m.id for m in walk(n.iter) if isinstance(m, gast.Name)} <= own | given:
+            given |= {t.id for t in walk(n.target) if isinstance(t, gast.Name)}
+    # generators it makes itself (rng = np.random.default_rng(0)): the same draws at every run
+    made = {
+        t.id
+        for n in walk(module)
+        if isinstance(n, gast.Assign) and isinstance(n.value, gast.Call)
+        for t in n.targets
+        if isinstance(t, gast.Name)
+    }
+
+    space = dict(getattr(fn, "__globals__", {}))
+    space.update({k: c.cell_contents for k, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if _filled(c)})
+
+    def resolve(func):
+        path = dotted(func)
+        if path is None:
+            return MISSING
+        root, *attrs = path.split(".")
+        if root in stored or root in params:
+            return MISSING
+        obj = space.get(root, getattr(builtins, root, MISSING))
+        for a in attrs:
+            obj = getattr(obj, a, MISSING)
+        return obj
+
+    def root_name(node):
+        while isinstance(node, (gast.Subscript, gast.Attribute, gast.Starred)):
+            node = node.value
+        return node.id if isinstance(node, gast.Name) else None
+
+    made = {
+        v for v in made if all(_made_by_library(n.value, resolve) for n in walk(module) if _assigns(n, v))
+    } - borrowed
+    # np.random.seed(0) in the function: the module's draws are the same at every run
+    seeded = any(isinstance(n, gast.Call) and resolve(n.func) in (np.random.seed, _random.seed) for n in walk(module))
+
+    for n in walk(module):
+        line = first + getattr(n, "lineno", 1) - 1
+        col = getattr(n, "col_offset", 0) + 1
+        found = _effect_at(n, fn, params, own | given, made, seeded, resolve, root_name, active)
+        if found is not None:
+            return line, found, col
+    return None
+
+
+def _assigns(node, name) -> bool:
+    return isinstance(node, gast.Assign) and any(isinstance(t, gast.Name) and t.id == name for t in node.targets)
+
+
+def _fresh(node, made, resolve) -> bool:
+    """``rng`` of ``rng = np.random.default_rng(0)`` in the function, or ``np.random.default_rng(1)`` itself."""
+    return isinstance(node, gast.Name) and node.id in made or _made_by_library(node, resolve)
+
+
+def _made_by_library(value, resolve) -> bool:
+    """``np.random.default_rng(0)``, ``random.Random(1)``: a new object of a library, not one a user
+    function may give back (a global generator)."""
+    from .primitives import is_user_function
+
+    if not isinstance(value, gast.Call):
+        return False
+    obj = resolve(value.func)
+    if obj is MISSING or is_user_function(getattr(obj, "__func__", obj)) or draws(obj):
+        return False
+    seeds = (np.random.default_rng, np.random.RandomState, np.random.Generator, _random.Random, np.random.SeedSequence)
+    unseeded = not value.args and not value.keywords  # default_rng(): new entropy at every run
+    return not (unseeded and (obj in seeds or isinstance(obj, type) and issubclass(obj, np.random.BitGenerator)))
+
+
+def _effect_at(n, fn, params, own, made, seeded, resolve, root_name, active):
+    """The side effect of the node ``n`` of ``fn``'s code, or None.  ``own``: the names holding what ``fn``
+    made or was given (writes into its arguments are ``param_writes``')."""
+    if isinstance(n, gast.Global):
+        return f"`global {', '.join(n.names)}`"
+    if isinstance(n, gast.Nonlocal):
+        return f"`nonlocal {', '.join(n.names)}`"
+    if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store):
+        root = root_name(n)
+        if root is not None and root not in own:
+            return f"it writes into `{root}`, which it did not create"
+    if isinstance(n, gast.AugAssign) and not isinstance(n.target, gast.Name):
+        root = root_name(n.target)
+        if root is not None and root not in own:
+            return f"it changes `{root}` in place, which it did not create"
+    if isinstance(n, gast.Call):
+        f = n.func
+        if isinstance(f, gast.Attribute) and f.attr in MUTATORS and not isinstance(resolve(f.value), types.ModuleType):
+            root = root_name(f.value)
+            if root is not None and root not in own:
+                return f"`.{f.attr}()` changes `{root}`, which it did not create"
+        obj = resolve(f)
+        if obj is MISSING:
+            if isinstance(f, gast.Attribute) and f.attr in RANDOM_METHODS and not _fresh(f.value, made, resolve):
+                return f"`.{f.attr}()` may draw random numbers"
+            method = _self_method(fn, f, params)
+            if method is not None:
+                inner = function_effect(method, active)
+                if inner is not None:
+                    return f"it calls {_name(method)}, which has side effects ({inner[1]})"
+            return None
+        found = draws(obj)
+        if obj is builtins.next and n.args and _fresh(n.args[0], made, resolve):
+            found = ""  # next(it) of it = iter([...]) made by the function: the same values at every run
+        if found and not (seeded and getattr(obj, "__self__", None) in (np.random.mtrand._rand, _random._inst)):
+            return found
+        callee = getattr(obj, "__func__", obj)
+        if isinstance(callee, types.FunctionType) and callee is not fn:
+            inner = function_effect(callee, active)
+            if inner is not None:
+                return f"it calls {_name(callee)}, which has side effects ({inner[1]})"
+    return None
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018
+    except ValueError:
+        return False
+    return True
+
+
+def _self_method(fn, func, params):
+    """``self.m`` in a method of a class defined at module level: the class's function ``m``."""
+    if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)):
+        return None
+    names = fn.__code__.co_varnames[: fn.__code__.co_argcount]
+    if not names or func.value.id != names[0]:
+        return None
+    owner = fn.__qualname__.rpartition(".")[0]
+    cls = getattr(fn, "__globals__", {}).get(owner) if owner and "<" not in owner else None
+    if not isinstance(cls, type):
+        return None
+    found = inspect.getattr_static(cls, func.attr, None)
+    found = getattr(found, "__func__", found)
+    return found if isinstance(found, types.FunctionType) else None
+
+
+def repeated_effect_message(what: str, fn, effect) -> str:
+    """The refusal of a call, in reverse mode, of a user function with side effects."""
+    line, why, _ = effect
+    return (
+        f"{what} has side effects ({why}, {fn.__code__.co_filename}:{line}) that its derivative would repeat: "
+        "reverse mode runs a called function again to compute its derivative, so a second run would draw other "
+        "random numbers or change the state again, and give a wrong number; make the function pure: draw the "
+        "random numbers (a dropout mask: `mask = rng.random(h.shape) > p`) or advance the state in f and pass "
+        "the values to the function as arguments (or use jvp, forward mode, which runs it once)"
+    )
