@@ -259,6 +259,8 @@ def _refuse_effects(fn, kind):
         return
     found = function_effect(inner) if inspect.isfunction(inner) else None
     if found is None:
+        found = _method_effect(fn, inner)
+    if found is None:
         return
     line, why, col = found
     raise DifferentiationError(
@@ -267,6 +269,44 @@ def _refuse_effects(fn, kind):
         "random numbers in f from a generator it makes (`rng = np.random.default_rng(seed)`) or pass them in as "
         "an argument (grad, vjp and jvp run f once)"
     )
+
+
+def _method_effect(fn, inner):
+    """``(line, what, column)`` of a call in f of a method of an argument object (``c.tick()``, ``model(x)``)
+    that changes state (``self.n += 1``) or has another effect, found from the call's objects (their classes
+    are known only then), or None."""
+    from .effects import function_effect
+    from .parse import parse_function
+
+    typing = getattr(fn, "__s2sad_types__", None)
+    objects = getattr(typing, "objects", None) or {}
+    if not objects or not inspect.isfunction(inner):
+        return None
+    try:
+        tree = parse_function(inner).tree
+    except DifferentiationError:
+        return None
+    for node in gast.walk(tree):
+        if not isinstance(node, gast.Call):
+            continue
+        func = node.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in objects:
+            owner, method = objects[func.value.id], func.attr
+        elif isinstance(func, gast.Name) and func.id in objects:
+            owner, method = objects[func.id], "__call__"
+        else:
+            continue
+        code = _python_function(getattr(type(owner), method, None))
+        if not inspect.isfunction(code):
+            continue
+        writes = param_writes(code)
+        effect = function_effect(code)
+        if writes or effect:
+            what = f"{func.value.id if isinstance(func, gast.Attribute) else func.id}.{method}() " + (
+                "changes the object's state" if writes else effect[1]
+            )
+            return getattr(node, "lineno", 1), what, getattr(node, "col_offset", 0) + 1
+    return None
 
 
 def _python_function(fn):
