@@ -274,38 +274,61 @@ def _refuse_effects(fn, kind):
 def _method_effect(fn, inner):
     """``(line, what, column)`` of a call in f of a method of an argument object (``c.tick()``, ``model(x)``)
     that changes state (``self.n += 1``) or has another effect, found from the call's objects (their classes
-    are known only then), or None."""
-    from .effects import function_effect
-    from .parse import parse_function
-
+    are known only then; also through the user functions f passes them to), or None."""
     typing = getattr(fn, "__s2sad_types__", None)
     objects = getattr(typing, "objects", None) or {}
     if not objects or not inspect.isfunction(inner):
         return None
+    found = _object_effect(inner, objects, 4)
+    return None if found is None else found[:3]
+
+
+def _object_effect(code, objects: dict, depth: int):
+    """``(line, what, column, function)`` of the first effect of a method of ``objects`` (parameter -> object)
+    that ``code`` calls, directly or through a user function it passes them to."""
+    from .effects import function_effect
+    from .parse import parse_function
+
     try:
-        tree = parse_function(inner).tree
+        tree = parse_function(code).tree
     except DifferentiationError:
         return None
     for node in gast.walk(tree):
         if not isinstance(node, gast.Call):
             continue
         func = node.func
+        where = (getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in objects:
-            owner, method = objects[func.value.id], func.attr
+            owner, method, label = objects[func.value.id], func.attr, func.value.id
         elif isinstance(func, gast.Name) and func.id in objects:
-            owner, method = objects[func.id], "__call__"
+            owner, method, label = objects[func.id], "__call__", func.id
+        elif isinstance(func, gast.Name) and depth > 0:  # a user function given one of the objects
+            callee = _python_function(code.__globals__.get(func.id))
+            given = {}
+            if inspect.isfunction(callee):
+                try:
+                    bound = inspect.signature(callee).bind_partial(*node.args)
+                except TypeError:
+                    bound = None
+                given = {
+                    p: objects[a.id]
+                    for p, a in (bound.arguments.items() if bound else ())
+                    if isinstance(a, gast.Name) and a.id in objects
+                }
+            inner = _object_effect(callee, given, depth - 1) if given else None
+            if inner is not None:
+                return where[0], f"{inner[1]} (through {func.id}())", where[1], code
+            continue
         else:
             continue
-        code = _python_function(getattr(type(owner), method, None))
-        if not inspect.isfunction(code):
+        method_code = _python_function(getattr(type(owner), method, None))
+        if not inspect.isfunction(method_code):
             continue
-        writes = param_writes(code)
-        effect = function_effect(code)
+        writes = param_writes(method_code)
+        effect = None if writes else function_effect(method_code)
         if writes or effect:
-            what = f"{func.value.id if isinstance(func, gast.Attribute) else func.id}.{method}() " + (
-                "changes the object's state" if writes else effect[1]
-            )
-            return getattr(node, "lineno", 1), what, getattr(node, "col_offset", 0) + 1
+            what = f"{label}.{method}() " + ("changes the object's state" if writes else effect[1])
+            return where[0], what, where[1], code
     return None
 
 

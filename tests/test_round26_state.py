@@ -69,3 +69,16 @@ def test_methods_without_state_changes_keep_their_jacobian_and_hessian():
     s = Scale(3.0)
     np.testing.assert_allclose(s2sad.jacobian(reads)(w, s), [6.0, 6.0])
     np.testing.assert_allclose(s2sad.hessian(lambda w, s: np.sum(s(w) ** 2))(w, s), 18.0 * np.eye(2))
+
+
+def tick_of(c):
+    return c.tick()
+
+
+def through_a_helper(w, c):
+    return w * tick_of(c)
+
+
+def test_through_a_helper_too():
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round26_state\.py:\d+:\d+: .*c\.tick\(\).*tick_of"):
+        s2sad.jacobian(through_a_helper)(np.array([1.0, 2.0]), Counter())
