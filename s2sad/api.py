@@ -283,6 +283,23 @@ def _method_effect(fn, inner):
     return None if found is None else found[:3]
 
 
+def _held_object(node, objects: dict):
+    """``(object, its path)`` of ``p`` or ``p.a.b`` for a parameter ``p`` of ``objects``, or None."""
+    path = []
+    while isinstance(node, gast.Attribute):
+        path.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name) or node.id not in objects:
+        return None
+    obj = objects[node.id]
+    for attr in reversed(path):
+        try:
+            obj = getattr(obj, attr)
+        except Exception:  # (f raises there too)
+            return None
+    return obj, ".".join([node.id, *reversed(path)])
+
+
 def _object_effect(code, objects: dict, depth: int):
     """``(line, what, column, function)`` of the first effect of a method of ``objects`` (parameter -> object)
     that ``code`` calls, directly or through a user function it passes them to."""
@@ -298,8 +315,9 @@ def _object_effect(code, objects: dict, depth: int):
             continue
         func = node.func
         where = (getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in objects:
-            owner, method, label = objects[func.value.id], func.attr, func.value.id
+        held = _held_object(func.value, objects) if isinstance(func, gast.Attribute) else None
+        if held is not None:  # c.tick(), m.counter.tick()
+            (owner, label), method = held, func.attr
         elif isinstance(func, gast.Name) and func.id in objects:
             owner, method, label = objects[func.id], "__call__", func.id
         elif isinstance(func, gast.Name) and depth > 0:  # a user function given one of the objects

@@ -82,3 +82,17 @@ def through_a_helper(w, c):
 def test_through_a_helper_too():
     with pytest.raises(s2sad.DifferentiationError, match=r"test_round26_state\.py:\d+:\d+: .*c\.tick\(\).*tick_of"):
         s2sad.jacobian(through_a_helper)(np.array([1.0, 2.0]), Counter())
+
+
+class Model:
+    def __init__(self):
+        self.counter = Counter()
+
+
+def through_an_attribute(w, m):
+    return w * m.counter.tick()
+
+
+def test_through_an_attribute_too():
+    with pytest.raises(s2sad.DifferentiationError, match=r"m\.counter\.tick\(\)"):
+        s2sad.jacobian(through_an_attribute)(np.array([1.0, 2.0]), Model())
