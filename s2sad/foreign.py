@@ -230,19 +230,29 @@ def refusal(fn, arguments: dict) -> str | None:
     seen, budget = set(), [_LIMIT]
     for name, value in arguments.items():
         hit = _walk(value, name, seen, budget)
+        if isinstance(value, types.ModuleType):  # backend=numpy: backend.sum(v) would be taken for v's method
+            return (
+                f"{_where(fn)}the argument {name} of {getattr(fn, '__qualname__', fn)} is the module "
+                f"{value.__name__}: s2sad reads a module's functions where it writes the code, from f's globals, "
+                "not from an argument; call them through a global name (`import numpy as np`)"
+            )
         if hit:
             path, why = hit
-            while not hasattr(fn, "__code__") and hasattr(fn, "function"):  # a bound method, a partial
-                fn = fn.function
-            code = getattr(fn, "__code__", None)
-            where = f"{code.co_filename}:{code.co_firstlineno}:1: " if code is not None else ""
             return (
-                f"{where}the argument {path} of {getattr(fn, '__qualname__', fn)} is {why}: s2sad differentiates "
+                f"{_where(fn)}the argument {path} of {getattr(fn, '__qualname__', fn)} is {why}: s2sad differentiates "
                 "the operators and methods of numbers, NumPy arrays, lists, tuples and dicts, and would take this "
                 "value's for those (a wrong derivative); pass np.asarray(...), a plain dict/list/tuple, "
                 "or a NamedTuple/dataclass without operator methods"
             )
     return None
+
+
+def _where(fn) -> str:
+    """``file:line:1: `` of ``fn``'s code (of the function a bound method or partial stands for), or ``""``."""
+    while not hasattr(fn, "__code__") and hasattr(fn, "function"):
+        fn = fn.function
+    code = getattr(fn, "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}:1: " if code is not None else ""
 
 
 PLAIN = frozenset({float, int, np.ndarray})  # the types whose arguments need no walk

@@ -358,3 +358,14 @@ def calls_local_by_keyword(x):
 def test_functions_it_calls_take_such_parameters_by_keyword(f):
     assert_exact(f, (X,))
     numpy.testing.assert_allclose(s2sad.jacobian(f)(X), s2sad.grad(f)(X), rtol=1e-12, atol=1e-12)
+
+
+def with_a_module_argument(x, backend=numpy):
+    return backend.sum(backend.sin(x) * x)
+
+
+@pytest.mark.parametrize("make", [s2sad.grad, s2sad.value_and_grad, s2sad.hessian])
+def test_a_module_passed_as_an_argument_is_refused_naming_it(make):
+    """``backend.sum(v)`` of a module argument was taken for ``v``'s array method (an internal TypeError)."""
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round26_names\.py:\d+:\d+: .*backend .*module numpy"):
+        make(with_a_module_argument)(numpy.array([0.1, 0.2]))
