@@ -44,7 +44,7 @@ import gast
 import numpy as np
 
 from . import runtime
-from .ir import walk
+from .ir import NONE_MUTATORS, walk
 from .primitives import DATA_ATTRS, is_user_function  # DATA_ATTRS: new numbers or tuples, never memory
 from .resolve import dotted
 
@@ -790,6 +790,8 @@ def may_share_call(call, resolve) -> bool:
         k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True) for k in call.keywords
     ):
         return True
+    if isinstance(call.func, gast.Attribute) and call.func.attr in NONE_MUTATORS and resolve(call.func) is None:
+        return False  # hs.append(v) used as a value: None
     return may_share(resolve(call.func))
 
 

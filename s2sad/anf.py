@@ -45,7 +45,17 @@ from .aliases import (
 from .built import record_twin
 from .checkpointing import checkpoint
 from .errors import DifferentiationError, Location
-from .ir import _NUMPY_WRITERS, VALUE_CONSUMERS, is_super_call, out_arguments, targets, walk, walk_stmts
+from .ir import (
+    _NUMPY_WRITERS,
+    MUTATORS,
+    NONE_MUTATORS,
+    VALUE_CONSUMERS,
+    is_super_call,
+    out_arguments,
+    targets,
+    walk,
+    walk_stmts,
+)
 from .loop_sources import LoopSources, _copy, _len
 from .naming import Names, Role, all_names, assign, const, generated_globals, name
 from .param_writes import _MUTATORS, call_writes
@@ -674,16 +684,27 @@ class _ANF(LoopSources):
             return gast.BinOp(left=self.atom(node.left), op=node.op, right=self.atom(node.right))
         if isinstance(node, gast.UnaryOp):
             if isinstance(node.op, gast.Not):
+                self.check_opaque(node)
                 return self.rename_loads(node)
             return gast.UnaryOp(op=node.op, operand=self.atom(node.operand))
         if isinstance(node, gast.Call):
-            return self.call(node)
+            call = self.call(node)
+            if isinstance(call, gast.Call) and self.changes_in_place(call):
+                self.call_statement(call, node)
+                return const(None)
+            return call
         if isinstance(node, gast.Subscript):
             return gast.Subscript(value=self.atom(node.value), slice=self.index(node.slice), ctx=gast.Load())
         if isinstance(node, gast.Attribute):
             root = dotted(node)
             if root and root.split(".")[0] not in self.ns.locals:
                 return self.rename_loads(node)
+            if node.attr in MUTATORS and isinstance(node.value, gast.Name):  # map(hs.append, x)
+                raise self.error(
+                    node,
+                    f"`{_source(node)}` passed as a value changes '{node.value.id}' in place where s2sad cannot "
+                    "follow it; call it in a loop (for v in x: hs.append(v))",
+                )
             value = self.atom(node.value)
             if node.attr in _ARRAY_ATTRS:
                 return self.np_call(_ARRAY_ATTRS[node.attr], [value], [], node)
@@ -854,11 +875,19 @@ class _ANF(LoopSources):
         return gast.Call(func=name("copy_of"), args=[receiver], keywords=[])
 
     def check_opaque(self, node):
+        """Refuse what an expression kept whole (a comparison, ``and``/``or``, ``not``, an ``assert``'s test)
+        would hide from the derivative: a yield, a walrus, a call that changes a value in place."""
         for n in walk(node):
             if isinstance(n, (gast.Yield, gast.YieldFrom)):
                 raise self.error(n, "generators (yield) cannot be differentiated; return a list or an array instead")
             if isinstance(n, gast.NamedExpr):
                 raise self.error(n, "the walrus operator := is not supported; assign on its own line")
+            if isinstance(n, gast.Call) and self.changes_in_place(n, kept=True):
+                raise self.error(
+                    n,
+                    f"`{_source(n)}` changes a value in place inside an expression s2sad keeps whole (a condition, "
+                    "a comparison, an assert); call it on its own line before",
+                )
 
     def index(self, node):
         if isinstance(node, gast.Slice):
@@ -1433,16 +1462,32 @@ class _ANF(LoopSources):
             if _is_pop(call):  # lst.pop() dropping the value: keep it, reverse mode puts it back
                 self.emit(gast.Assign(targets=[name(self.names.temp(), gast.Store())], value=call), node)
                 return
-            receiver = call.func.value.id if _is_local_method(call, self.is_local) else None
-            written = [receiver] if receiver is not None else []  # lst.append(v), x.sort()
-            written += [o for o in self.out_arguments(call) if o not in written]  # np.f(..., out=y)
-            for w in written:  # their memory changes
-                self.check_write(w, node)
-            self.emit(gast.Expr(value=call), node)
-            for w in written:
-                self.after_write(w, node)
+            self.call_statement(call, node)
             return
         self.expr(value)  # evaluated for errors only; no effect
+
+    def call_statement(self, call, node):
+        """Emit ``call`` as a statement of its own, following the memory it changes (``lst.append(v)``,
+        ``x.sort()``, ``np.f(..., out=y)``)."""
+        receiver = call.func.value.id if _is_local_method(call, self.is_local) else None
+        written = [receiver] if receiver is not None else []  # lst.append(v), x.sort()
+        written += [o for o in self.out_arguments(call) if o not in written]  # np.f(..., out=y)
+        for w in written:  # their memory changes
+            self.check_write(w, node)
+        self.emit(gast.Expr(value=call), node)
+        for w in written:
+            self.after_write(w, node)
+
+    def changes_in_place(self, call, kept: bool = False) -> bool:
+        """Whether ``call`` is a method or NumPy function that changes its receiver or an argument in place and
+        returns None (``hs.append(v)``, ``a.sort()``, ``np.fill_diagonal(A, 0)``, ``rng.shuffle(a)``): used as a
+        value (``_ = a.sort()``, ``[hs.append(v) for v in x]``, ``print(hs.append(v))``), it runs as a statement
+        of its own, as Python runs it, and its value is None."""
+        func = call.func
+        methods = MUTATORS if kept else NONE_MUTATORS  # (kept whole, lst.pop() is hidden too)
+        if isinstance(func, gast.Attribute) and func.attr in methods and not self.global_callee(func):
+            return isinstance(func.value, gast.Name) and (kept or self.is_local(func.value.id))
+        return _writes_arguments(self.global_callee(func))
 
     def out_arguments(self, call) -> list[str]:
         """The local names a NumPy call writes its result into (``out=y``, a ufunc's positional output)."""
@@ -1788,6 +1833,7 @@ class _ANF(LoopSources):
         pass
 
     def s_Assert(self, node):
+        self.check_opaque(node)
         self.emit(gast.Assert(test=self.rename_loads(node.test), msg=node.msg and self.rename_loads(node.msg)), node)
 
     def s_Raise(self, node):
@@ -1810,6 +1856,16 @@ def _int_constant(value) -> bool:
     if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
         value = value.operand
     return isinstance(value, gast.Constant) and type(value.value) is int
+
+
+def _writes_arguments(fn) -> bool:
+    """NumPy functions and generator methods that change an argument in place and return None."""
+    if fn is None:
+        return False
+    if any(fn is getattr(np, n, None) for n in _NUMPY_WRITERS) or fn is np.random.shuffle:
+        return True
+    owner = getattr(fn, "__self__", None)
+    return getattr(fn, "__name__", "") == "shuffle" and isinstance(owner, (np.random.Generator, np.random.RandomState))
 
 
 def _is_pop(call) -> bool:

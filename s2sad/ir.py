@@ -21,6 +21,7 @@ MUTATORS = frozenset(
         "__setitem__", "__delitem__", "__iadd__", "__imul__", "send",
     }
 )  # fmt: skip
+NONE_MUTATORS = MUTATORS - {"pop", "setdefault", "popitem", "send"}  # ... that return None
 
 
 def walk(node):

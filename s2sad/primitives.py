@@ -512,7 +512,8 @@ def discarded_call_problem(op: Op, active, names) -> str | None:
 
         return (
             f"no derivative rule for `{public_name(op.fn)}`, which may change {what} in place; "
-            "register one with s2sad.reverse_rule and s2sad.forward_rule, or assign its result"
+            "register one with s2sad.reverse_rule and s2sad.forward_rule, or build a new value instead of "
+            f"changing {what} in place"
         )
     return (
         f"{op.what} may change {what} in place and its result is not used, which s2sad "
