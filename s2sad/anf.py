@@ -59,7 +59,7 @@ from .ir import (
 from .loop_sources import LoopSources, _copy, _len
 from .naming import Names, Role, all_names, assign, const, generated_globals, name
 from .param_writes import _MUTATORS, call_writes
-from .primitives import is_user_function
+from .primitives import is_user_function, writes_arguments
 from .resolve import MISSING, Namespace, among, dotted
 from .star import SAFE_KEY, namedtuple_field
 
@@ -1487,7 +1487,7 @@ class _ANF(LoopSources):
         methods = MUTATORS if kept else NONE_MUTATORS  # (kept whole, lst.pop() is hidden too)
         if isinstance(func, gast.Attribute) and func.attr in methods and not self.global_callee(func):
             return isinstance(func.value, gast.Name) and (kept or self.is_local(func.value.id))
-        return _writes_arguments(self.global_callee(func))
+        return writes_arguments(self.global_callee(func))
 
     def out_arguments(self, call) -> list[str]:
         """The local names a NumPy call writes its result into (``out=y``, a ufunc's positional output)."""
@@ -1856,16 +1856,6 @@ def _int_constant(value) -> bool:
     if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
         value = value.operand
     return isinstance(value, gast.Constant) and type(value.value) is int
-
-
-def _writes_arguments(fn) -> bool:
-    """NumPy functions and generator methods that change an argument in place and return None."""
-    if fn is None:
-        return False
-    if any(fn is getattr(np, n, None) for n in _NUMPY_WRITERS) or fn is np.random.shuffle:
-        return True
-    owner = getattr(fn, "__self__", None)
-    return getattr(fn, "__name__", "") == "shuffle" and isinstance(owner, (np.random.Generator, np.random.RandomState))
 
 
 def _is_pop(call) -> bool:

@@ -383,10 +383,42 @@ def _remove_unused(body, used, effects=frozenset()) -> bool:
 
 
 def _pure(value, effects=frozenset()) -> bool:
-    """Calls that may have effects (method calls such as ``stack.pop()``, calls of ``effects``) are kept."""
+    """Whether ``value`` may be dropped when nothing reads it: NumPy's and ``math``'s functions (not
+    ``np.random``), runtime helpers, pure builtins and array methods.  Calls that may have effects are kept:
+    ``stack.pop()``, calls of ``effects``, a method of another object (``rng.normal()``, ``next(it)``), a
+    user function (``_ = draw()`` of f runs as f runs it)."""
+    from .ir import _PURE_HELPERS
+
     for n in walk(value):
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append"):
-            return False
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in (*effects, "number_item"):
-            return False  # (number_item refuses an array: the check stays where its value is unused)
+        if not isinstance(n, gast.Call):
+            continue
+        func = n.func
+        if isinstance(func, gast.Name):
+            if func.id in (*effects, "number_item"):
+                return False  # (number_item refuses an array: the check stays where its value is unused)
+            if func.id not in _PURE_HELPERS and func.id not in _PURE_BUILTINS and not func.id.startswith(_MADE):
+                return False
+        elif isinstance(func, gast.Attribute):
+            root = func.value
+            while isinstance(root, gast.Attribute):
+                root = root.value
+            module = isinstance(root, gast.Name) and root.id in ("np", "math", "numpy", "cmath")
+            if module and "random" not in _dotted_names(func):
+                continue
+            if func.attr not in _PURE_METHODS:
+                return False
     return True
+
+
+_MADE = ("vjp_", "jvp_", "quiet_")  # functions generated code defines (derivatives, quiet copies)
+_PURE_METHODS = {"copy", "reshape", "astype", "transpose", "conj", "conjugate", "sum", "mean", "ravel", "index"}
+_PURE_METHODS |= {"item", "tolist", "dot", "squeeze", "flatten", "max", "min", "prod", "std", "var", "get"}
+_PURE_METHODS |= {"keys", "values", "items", "count"}
+
+
+def _dotted_names(node) -> list[str]:
+    out = []
+    while isinstance(node, gast.Attribute):
+        out.append(node.attr)
+        node = node.value
+    return out

@@ -493,16 +493,32 @@ def is_output(fn) -> bool:
     return getattr(fn, "__module__", None) == "logging" and getattr(fn, "__name__", "") in LOG_METHODS
 
 
-def discarded_call_problem(op: Op, active, names) -> str | None:
+def writes_arguments(fn) -> bool:
+    """NumPy functions and generator methods that change an argument in place and return None
+    (``np.fill_diagonal(A, 0)``, ``np.copyto(a, b)``, ``rng.shuffle(a)``)."""
+    from .ir import _NUMPY_WRITERS
+
+    if fn is None or fn is MISSING:
+        return False
+    if any(fn is getattr(np, n, None) for n in _NUMPY_WRITERS) or fn is np.random.shuffle:
+        return True
+    owner = getattr(fn, "__self__", None)
+    return getattr(fn, "__name__", "") == "shuffle" and isinstance(owner, (np.random.Generator, np.random.RandomState))
+
+
+def discarded_call_problem(op: Op, active, names, shares=None) -> str | None:
     """Why the call statement ``op.stmt`` (its result not used, not ``lst.append``/``lst.pop``) cannot be
     differentiated, or None when it changes no differentiated value.  A call whose result is dropped
     matters only through what it changes in place (``np.add.at(a, i, x)``, a helper that writes into
     its argument): such a call is refused, never skipped."""
     from .ir import changed
 
-    if op.kind == NONDIFF:
+    if op.kind == NONDIFF and not writes_arguments(op.fn):  # (rng.shuffle(a) changes a)
         return None
-    touched = changed([op.stmt]) & set(active)
+    written = changed([op.stmt])
+    for n in list(written):  # b = a; rng.shuffle(b) changes a
+        written |= (shares or {}).get(n, set())
+    touched = written & set(active)
     if not touched:
         return None
     users = names.users(touched)  # the user's variables, never ANF's versions or temporaries

@@ -304,8 +304,8 @@ class Reverse:
         receiver = func.value.id if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) else None
         receiver = None if receiver in MODULES else receiver  # np.f(..., out=y): a function, no receiver
         problem = (
-            P.discarded_call_problem(self.program.op(stmt), self.active, self.program.names)
-            if receiver is None
+            P.discarded_call_problem(self.program.op(stmt), self.active, self.program.names, self.program.shares)
+            if receiver is None or receiver not in self.active  # (rng.shuffle(a) changes a)
             else None
         )
         if problem:
