@@ -1486,7 +1486,9 @@ class _ANF(LoopSources):
         func = call.func
         methods = MUTATORS if kept else NONE_MUTATORS  # (kept whole, lst.pop() is hidden too)
         if isinstance(func, gast.Attribute) and func.attr in methods and not self.global_callee(func):
-            return isinstance(func.value, gast.Name) and (kept or self.is_local(func.value.id))
+            if not isinstance(func.value, gast.Name) or self.user_method(func.value, func.attr):
+                return False  # (b.add(x) of a user class: its own method, read as code)
+            return kept or self.is_local(func.value.id)
         return writes_arguments(self.global_callee(func))
 
     def out_arguments(self, call) -> list[str]:

@@ -21,7 +21,7 @@ import inspect
 import gast
 
 from . import primitives as P
-from .ir import MODULES, copy_tree, is_pop, reads, targets, walk, walk_stmts
+from .ir import MODULES, STORES, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import assign, const, name
 from .operands import operand_checks
 from .reverse import _call, _method
@@ -197,7 +197,7 @@ class Forward:
         receiver = None if receiver in MODULES else receiver  # np.f(..., out=y): a function, no receiver
         problem = (
             P.discarded_call_problem(self.program.op(stmt), self.active, self.program.names, self.program.shares)
-            if receiver is None or receiver not in self.active  # (rng.shuffle(a) changes a)
+            if receiver is None or receiver not in self.active and func.attr not in STORES  # (rng.shuffle(a))
             else None
         )
         if problem:

@@ -22,6 +22,7 @@ MUTATORS = frozenset(
     }
 )  # fmt: skip
 NONE_MUTATORS = MUTATORS - {"pop", "setdefault", "popitem", "send"}  # ... that return None
+STORES = {"append", "extend", "insert", "add", "update", "setdefault", "__setitem__"}  # ... storing their arguments
 
 
 def walk(node):

@@ -28,7 +28,7 @@ import gast
 
 from . import primitives as P
 from .foreign import constant_value, foreign_class, value_refusal
-from .ir import targets
+from .ir import STORES, targets
 from .naming import const, name
 
 
@@ -37,7 +37,7 @@ def _passes(op) -> bool:
     return op.fn is operator.getitem or op.fn is getattr
 
 
-_FILLS = {"append", "extend", "insert", "update", "setdefault", "add"}  # methods storing their arguments
+_FILLS = STORES  # methods storing their arguments
 
 
 def _names(atoms) -> list[str]:

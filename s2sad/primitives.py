@@ -516,7 +516,7 @@ def discarded_call_problem(op: Op, active, names, shares=None) -> str | None:
     if op.kind == NONDIFF and not writes_arguments(op.fn):  # (rng.shuffle(a) changes a)
         return None
     written = changed([op.stmt])
-    for n in list(written):  # b = a; rng.shuffle(b) changes a
+    for n in list(written - set(active)):  # b = a; rng.shuffle(b) changes a
         written |= (shares or {}).get(n, set())
     touched = written & set(active)
     if not touched:

@@ -24,7 +24,7 @@ from . import checkpointing
 from . import primitives as P
 from .aliases import makes_view
 from .effects import function_effect, repeated_effect_message
-from .ir import MODULES, changed, copy_tree, is_pop, reads, targets, walk, walk_stmts
+from .ir import MODULES, STORES, changed, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import Role, assign, const, name
 from .operands import operand_checks
 from .optimize import fold
@@ -305,7 +305,7 @@ class Reverse:
         receiver = None if receiver in MODULES else receiver  # np.f(..., out=y): a function, no receiver
         problem = (
             P.discarded_call_problem(self.program.op(stmt), self.active, self.program.names, self.program.shares)
-            if receiver is None or receiver not in self.active  # (rng.shuffle(a) changes a)
+            if receiver is None or receiver not in self.active and func.attr not in STORES  # (rng.shuffle(a))
             else None
         )
         if problem:
