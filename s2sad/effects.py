@@ -96,6 +96,7 @@ def _name(fn) -> str:
 
 
 _CACHE: dict = {}
+_TREES: dict = {}
 # expressions that give a new object (a display holds its items, which may be another's: a known gap)
 _NEW = (gast.Call, gast.BinOp, gast.UnaryOp, gast.List, gast.Dict, gast.Set, gast.ListComp, gast.DictComp, gast.SetComp)
 
@@ -157,10 +158,12 @@ def _tree(fn, code):
             return parse_function(fn).tree, 1
         except DifferentiationError:
             return None, 0
-    try:
-        return gast.parse(inspect.cleandoc("\n" + inspect.getsource(fn))).body[0], code.co_firstlineno
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return None, 0
+    if code not in _TREES:  # (read only by the scans)
+        try:
+            _TREES[code] = gast.parse(inspect.cleandoc("\n" + inspect.getsource(fn))).body[0], code.co_firstlineno
+        except (OSError, TypeError, SyntaxError, IndentationError):
+            _TREES[code] = None, 0
+    return _TREES[code]
 
 
 def _scan(fn, tree, first, active, objects=None):

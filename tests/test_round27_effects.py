@@ -149,6 +149,15 @@ def loss_net_attr(x, net):
     return np.sum(net.drop(x) ** 2)
 
 
+class Stack:
+    def __init__(self):
+        self.layers = [Dropout()]
+
+
+def loss_item_layer(x, m):
+    return np.sum(m.layers[0](x) ** 2)
+
+
 def scale_rs(v, rs):
     return v * rs.rand()
 
@@ -261,6 +270,7 @@ CASES = [
     (loss_layer, Dropout),
     (loss_net, Net),
     (loss_net_attr, Net),
+    (loss_item_layer, Stack),
     (loss_rs, lambda: np.random.RandomState(0)),
     (loss_random, lambda: random.Random(0)),
     (loss_dunder_next, lambda: iter([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
