@@ -378,7 +378,8 @@ def argument_change(fn):
         fn = fn.function
     if not isinstance(fn, types.FunctionType):
         return None
-    # (an array it writes into is anf's: the VJP works on a private copy, or the call is refused; an object's attributes written are anf's too: refused at the write, naming it)
+    # (an array it writes into is anf's: the VJP works on a private copy, or the call is refused; so are
+    # the attributes of an object: refused at the write, naming it)
     writes = {p: w for p, w in param_writes(fn).items() if isinstance(objects.get(p), (set, list, dict))}
     if writes:
         param, (line, what) = next(iter(writes.items()))
