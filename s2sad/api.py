@@ -257,7 +257,8 @@ def _refuse_effects(fn, kind):
     inner = _python_function(unwrap(fn))
     if getattr(inner, "__module__", None) == "s2sad.generated":  # (f itself was checked: its stacks are its own)
         return
-    found = function_effect(inner) if inspect.isfunction(inner) else None
+    objects = getattr(getattr(fn, "__s2sad_types__", None), "objects", None)  # (the call's: obj.f is D.f)
+    found = function_effect(inner, objects=objects) if inspect.isfunction(inner) else None
     if found is None:
         found = _method_effect(fn, inner)
     if found is None:

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import itertools
 import random as _random
 import types
+from collections.abc import Iterator
 
 import gast
 import numpy as np
@@ -42,6 +44,12 @@ RANDOM_METHODS = (
     - set(dir(dict))
     - {"seed", "bit_generator", "get_state", "getstate"}
 )
+
+
+# methods that take the next item of an iterator or generator
+ADVANCING = {"__next__", "send", "throw"}
+# functions that take items of the iterator they are given
+CONSUMERS = ((itertools.islice, "itertools.islice"),)
 
 
 def draws(obj) -> str:
@@ -88,39 +96,77 @@ def _name(fn) -> str:
 
 
 _CACHE: dict = {}
+_TREES: dict = {}
 # expressions that give a new object (a display holds its items, which may be another's: a known gap)
 _NEW = (gast.Call, gast.BinOp, gast.UnaryOp, gast.List, gast.Dict, gast.Set, gast.ListComp, gast.DictComp, gast.SetComp)
 
 
-def function_effect(fn, _active=None):
+def function_effect(fn, _active=None, objects=None):
     """``(line, what, column)`` of an effect the user function ``fn`` may have (see the module docstring), or
     None.  Draws from a generator it makes itself (``rng = np.random.default_rng(0)``) or from NumPy's global
-    state after it calls ``np.random.seed`` are the same at every run: not side effects."""
+    state after it calls ``np.random.seed`` are the same at every run: not side effects.  ``objects``
+    (parameter -> the object of a call; by default a specialized helper's, ``fn.__s2sad_types__``) types the
+    methods called on them: the real method of ``obj.f(x)`` rather than the name of a draw, an iterator
+    given to it (which any use advances), a layer holding its generator (``self.rng.random``)."""
+    from .callables import FunctionLike
     from .primitives import is_user_function
 
+    if objects is None:
+        objects = getattr(getattr(fn, "__s2sad_types__", None), "objects", None)
+    while isinstance(fn, FunctionLike):  # a helper specialized for a call (its code is the function's)
+        fn = fn.function
     code = getattr(fn, "__code__", None)
     if code is None or not is_user_function(fn):
         return None
+    objects = dict(objects or {})
     key = (code, id(getattr(fn, "__globals__", None)))
+    if objects:  # (typed by one call's objects: not cached)
+        return _typed_effect(fn, code, objects, _active)
     if key in _CACHE:
         return _CACHE[key]
     active = _active if _active is not None else set()
     if code in active:
         return None
     active.add(code)
-    lifted = getattr(fn, "__s2sad_lifted__", None)
-    try:
-        tree = lifted.tree if lifted is not None else gast.parse(inspect.cleandoc("\n" + inspect.getsource(fn))).body[0]
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return None
-    first = code.co_firstlineno if lifted is None else 1
+    tree, first = _tree(fn, code)
     found = _scan(fn, tree, first, active)
     if _active is None or found is not None:
         _CACHE[key] = found
     return found
 
 
-def _scan(fn, tree, first, active):
+def _typed_effect(fn, code, objects, _active):
+    active = _active if _active is not None else set()
+    if (code, "typed") in active:
+        return None
+    active.add((code, "typed"))
+    tree, first = _tree(fn, code)
+    return _scan(fn, tree, first, active, objects)
+
+
+def _tree(fn, code):
+    """``(the function's tree, the line its line 1 stands for)``; a lambda's from ``parse_function`` (the
+    lambda's own node, at its lines in the file); ``(None, 0)`` when its source cannot be read."""
+    from .errors import DifferentiationError
+    from .parse import parse_function
+
+    lifted = getattr(fn, "__s2sad_lifted__", None)
+    if lifted is not None:
+        return lifted.tree, 1
+    if fn.__name__ == "<lambda>":
+        try:
+            return parse_function(fn).tree, 1
+        except DifferentiationError:
+            return None, 0
+    if code not in _TREES:  # (read only by the scans)
+        try:
+            _TREES[code] = gast.parse(inspect.cleandoc("\n" + inspect.getsource(fn))).body[0], code.co_firstlineno
+        except (OSError, TypeError, SyntaxError, IndentationError):
+            _TREES[code] = None, 0
+    return _TREES[code]
+
+
+def _scan(fn, tree, first, active, objects=None):
     if not isinstance(tree, (gast.FunctionDef, gast.Lambda)):
         return None
     args = tree.args
@@ -157,18 +203,31 @@ def _scan(fn, tree, first, active):
 
     space = dict(getattr(fn, "__globals__", {}))
     space.update({k: c.cell_contents for k, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if _filled(c)})
+    typed = {p: o for p, o in (objects or {}).items() if p in params and p not in stored}
 
     def resolve(func):
         path = dotted(func)
         if path is None:
             return MISSING
         root, *attrs = path.split(".")
-        if root in stored or root in params:
+        if root in typed:
+            obj = typed[root]
+        elif root in stored or root in params:
             return MISSING
-        obj = space.get(root, getattr(builtins, root, MISSING))
+        else:
+            obj = space.get(root, getattr(builtins, root, MISSING))
         for a in attrs:
-            obj = getattr(obj, a, MISSING)
+            try:
+                obj = getattr(obj, a, MISSING)
+            except Exception:  # (a property that raises: f raises there too)
+                return MISSING
         return obj
+
+    # an iterator or generator it is given: any use of it may advance it
+    for n in walk(module):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and _advances(typed.get(n.id)):
+            what = f"it advances the iterator `{n.id}` it is given ({type(typed[n.id]).__name__})"
+            return first + getattr(n, "lineno", 1) - 1, what, getattr(n, "col_offset", 0) + 1
 
     def root_name(node):
         while isinstance(node, (gast.Subscript, gast.Attribute, gast.Starred)):
@@ -188,6 +247,11 @@ def _scan(fn, tree, first, active):
         if found is not None:
             return line, found, col
     return None
+
+
+def _advances(obj) -> bool:
+    """An iterator (a generator, ``iter(lst)``): taking an item changes it."""
+    return obj is not None and isinstance(obj, Iterator) and not isinstance(obj, (str, bytes))
 
 
 def _assigns(node, name) -> bool:
@@ -231,6 +295,8 @@ def _effect_at(n, fn, params, own, made, seeded, resolve, root_name, active):
             return f"it changes `{root}` in place, which it did not create"
     if isinstance(n, gast.Call):
         f = n.func
+        if isinstance(f, gast.Attribute) and f.attr in ADVANCING and not _fresh(f.value, made, resolve):
+            return f"`.{f.attr}()` advances an iterator or generator"
         if isinstance(f, gast.Attribute) and f.attr in MUTATORS and not isinstance(resolve(f.value), types.ModuleType):
             root = root_name(f.value)
             if root is not None and root not in own:
@@ -245,14 +311,32 @@ def _effect_at(n, fn, params, own, made, seeded, resolve, root_name, active):
                 if inner is not None:
                     return f"it calls {_name(method)}, which has side effects ({inner[1]})"
             return None
+        consumer = next((name for c, name in CONSUMERS if obj is c), None)
+        if consumer and n.args and not _fresh(n.args[0], made, resolve):
+            given = resolve(n.args[0])
+            if given is MISSING or _advances(given):
+                return f"{consumer}() advances an iterator it did not create"
+        if (obj is builtins.setattr or obj is builtins.delattr) and n.args:
+            root = root_name(n.args[0])
+            if root is not None and root not in own:
+                return f"{obj.__name__}() changes `{root}`, which it did not create"
         found = draws(obj)
         if obj is builtins.next and n.args and _fresh(n.args[0], made, resolve):
             found = ""  # next(it) of it = iter([...]) made by the function: the same values at every run
         if found and not (seeded and getattr(obj, "__self__", None) in (np.random.mtrand._rand, _random._inst)):
             return found
         callee = getattr(obj, "__func__", obj)
+        owner = getattr(obj, "__self__", None)
+        typed_self = None
+        if not isinstance(callee, types.FunctionType) and not isinstance(obj, type):  # a layer: drop(h)
+            call = inspect.getattr_static(type(obj), "__call__", None)
+            if isinstance(call, types.FunctionType):
+                callee, owner = call, obj
+        if owner is not None and isinstance(callee, types.FunctionType) and not isinstance(owner, types.ModuleType):
+            names = callee.__code__.co_varnames[:1]
+            typed_self = {names[0]: owner} if names else None
         if isinstance(callee, types.FunctionType) and callee is not fn:
-            inner = function_effect(callee, active)
+            inner = function_effect(callee, active, typed_self)
             if inner is not None:
                 return f"it calls {_name(callee)}, which has side effects ({inner[1]})"
     return None
@@ -280,6 +364,47 @@ def _self_method(fn, func, params):
     found = inspect.getattr_static(cls, func.attr, None)
     found = getattr(found, "__func__", found)
     return found if isinstance(found, types.FunctionType) else None
+
+
+def argument_change(fn):
+    """``(line, what, column)`` of a change ``fn`` (a helper specialized for a call) makes in an object it is
+    given (``s.add(v)`` of a set, typed from the call's objects; ``setattr(o, "n", v)``), or None: its VJP,
+    which runs it again, would repeat it."""
+    from .callables import FunctionLike
+    from .param_writes import param_writes
+
+    objects = getattr(getattr(fn, "__s2sad_types__", None), "objects", None) or {}
+    while isinstance(fn, FunctionLike):
+        fn = fn.function
+    if not isinstance(fn, types.FunctionType):
+        return None
+    # (an array it writes into is anf's: the VJP works on a private copy, or the call is refused; so are
+    # the attributes of an object: refused at the write, naming it)
+    writes = {p: w for p, w in param_writes(fn).items() if isinstance(objects.get(p), (set, list, dict))}
+    if writes:
+        param, (line, what) = next(iter(writes.items()))
+        return line, f"{what} changes its argument `{param}`", 1
+    try:
+        tree = gast.parse(inspect.cleandoc("\n" + inspect.getsource(fn))).body[0]
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    if not isinstance(tree, (gast.FunctionDef, gast.Lambda)):
+        return None
+    args = tree.args
+    params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    for n in walk(tree):
+        if (
+            isinstance(n, gast.Call)
+            and isinstance(n.func, gast.Name)
+            and n.func.id in ("setattr", "delattr")
+            and n.func.id not in fn.__globals__
+            and n.args
+            and isinstance(n.args[0], gast.Name)
+            and n.args[0].id in params
+        ):
+            line = fn.__code__.co_firstlineno + n.lineno - 1
+            return line, f"{n.func.id}() changes its argument `{n.args[0].id}`", n.col_offset + 1
+    return None
 
 
 def repeated_effect_message(what: str, fn, effect) -> str:

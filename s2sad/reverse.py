@@ -23,7 +23,7 @@ import gast
 from . import checkpointing
 from . import primitives as P
 from .aliases import makes_view
-from .effects import function_effect, repeated_effect_message
+from .effects import argument_change, function_effect, repeated_effect_message
 from .ir import MODULES, STORES, changed, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import Role, assign, const, name
 from .operands import operand_checks
@@ -551,7 +551,10 @@ class Reverse:
         effect = function_effect(fn)
         if effect is not None:
             raise self.error(stmt, repeated_effect_message(op.what, fn, effect))
-        vjp_name, seed = self.request_vjp(fn, tuple(active_params), stmt)
+        vjp_name, seed = self.request_vjp(fn, tuple(active_params), stmt)  # (refuses writes into attributes)
+        effect = argument_change(fn)  # s.add(v), setattr(o, "n", v): its VJP would change the argument again
+        if effect is not None:
+            raise self.error(stmt, repeated_effect_message(op.what, fn, effect))
         call = gast.Call(
             func=name(vjp_name),
             args=[to_node(a) for a in op.args],
