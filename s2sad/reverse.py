@@ -24,7 +24,7 @@ from . import checkpointing
 from . import primitives as P
 from .aliases import makes_view
 from .effects import function_effect, repeated_effect_message
-from .ir import MODULES, changed, copy_tree, is_pop, reads, targets, walk, walk_stmts
+from .ir import MODULES, changed, changed_receiver, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import Role, assign, const, name
 from .operands import operand_checks
 from .optimize import fold
@@ -318,11 +318,7 @@ class Reverse:
         if receiver is None or receiver not in self.active:
             return []
         if func.attr != "append" or len(call.args) != 1 or call.keywords:
-            raise self.error(
-                stmt,
-                f"method .{func.attr}() changes {_what(receiver, self.program.names)} in place, which s2sad cannot "
-                "differentiate; build a new value instead (list.append is supported)",
-            )
+            raise self.error(stmt, _in_place(call, receiver, self.program.names))
         code = []
         item = call.args[0]
         blst = self.adj(receiver)
@@ -339,6 +335,9 @@ class Reverse:
 
     def adjoint_assign(self, stmt) -> list:
         outs = targets(stmt)
+        changed = changed_receiver(stmt.value)
+        if changed in self.active:
+            raise self.error(stmt, _in_place(stmt.value, changed, self.program.names))
         if is_pop(stmt.value) and stmt.value.func.value.id in self.active:
             return self.adjoint_pop(stmt)  # even when the popped value is not used: the stacks stay aligned
         if not any(o in self.active for o in outs):
@@ -987,6 +986,14 @@ def _signature(tree, bout, mode):
         args.args.append(seed)
         args.defaults.append(const(1.0))
     return args
+
+
+def _in_place(call, receiver: str, names) -> str:
+    """The refusal of ``receiver.method(...)`` changing a differentiated list or dict in place."""
+    return (
+        f"method .{call.func.attr}() changes {_what(receiver, names)} in place, which s2sad cannot differentiate; "
+        "build a new value instead (list.append and lst.pop() of the last item are supported)"
+    )
 
 
 def _what(receiver: str, names) -> str:

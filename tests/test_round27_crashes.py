@@ -1,0 +1,113 @@
+"""Round 27 (blind testers): internal crashes (an exception from inside s2sad instead of a result or a located
+DifferentiationError) and refusals that named the wrong thing.  Each program here is exact in every mode or
+refused at the user's line."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from exact_or_refused import assert_exact, check
+
+import s2sad
+
+X = np.array([0.3, -0.5, 0.8])
+X4 = np.array([4.0, 3.0, 2.0, 1.5])
+
+g = np.ones(3)  # a module-level array named like a local lambda below
+
+
+def local_lambda_shadows_global_array(x):
+    g = lambda t: np.sin(t * 2.0)  # noqa: E731
+    y = g(x[0])
+    return y * x[1]
+
+
+def test_local_function_named_like_a_global_array():
+    assert_exact(local_lambda_shadows_global_array, [X.copy()])
+
+
+def pop_front_dropped(x):
+    lst = [x[0], x[1], x[2], x[3]]
+    _ = lst.pop(0)
+    return lst[0] * 1 + lst[1] * 10 + lst[2] * 100
+
+
+def pop_front_kept(x):
+    lst = [x[0], x[1], x[2], x[3]]
+    first = lst.pop(0)
+    return first + lst[0] * 10
+
+
+def pop_front_statement(x):
+    lst = [x[0], x[1], x[2], x[3]]
+    lst.pop(0)
+    return lst[0] * 1 + lst[1] * 10
+
+
+def dict_pop(x):
+    d = {"a": x[0], "b": x[1]}
+    _ = d.pop("a")
+    return sum(d.values()) * 3
+
+
+def dict_setdefault(x):
+    d = {"a": x[0]}
+    v = d.setdefault("b", x[1])
+    return v * d["a"]
+
+
+def _refused_at(f, args, line_of):
+    """Every mode refuses ``f`` at the line of ``line_of`` in its source (no crash, no wrong value)."""
+    assert not check(f, args)
+    import inspect
+
+    lines, first = inspect.getsourcelines(f)
+    line = first + next(i for i, t in enumerate(lines) if line_of in t)
+    for mode in (s2sad.grad, s2sad.jvp):
+        with pytest.raises(s2sad.DifferentiationError, match=rf"{__file__}:{line}:"):
+            args2 = [a.copy() for a in args]
+            mode(f)(*args2, *([np.ones_like(args[0])] if mode is s2sad.jvp else []))
+
+
+@pytest.mark.parametrize(
+    "f, at",
+    [
+        (pop_front_dropped, "lst.pop(0)"),
+        (pop_front_kept, "lst.pop(0)"),
+        (pop_front_statement, "lst.pop(0)"),
+        (dict_pop, 'd.pop("a")'),
+        (dict_setdefault, "d.setdefault"),
+    ],
+)
+def test_pop_with_an_index_is_refused_at_its_line(f, at):
+    _refused_at(f, [X4.copy()], at)
+
+
+class Hist:
+    def __init__(self):
+        self.hist = []
+
+    def scale(self, v):
+        self.hist.append(1)
+        return v * len(self.hist)
+
+
+@dataclasses.dataclass
+class HistData:
+    hist: list
+
+    def scale(self, v):
+        self.hist.append(1)
+        return v * len(self.hist)
+
+
+def method_appending_to_self(x, c):
+    return c.scale(x[0]) ** 2
+
+
+@pytest.mark.parametrize("make", [Hist, lambda: HistData([])])
+def test_method_changing_its_object_is_refused(make):
+    # (the dataclass one gave 4.0 for 2.0: the method's derivative recomputed from the changed object)
+    assert not check(lambda x: method_appending_to_self(x, make()), [X.copy()])
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round27_crashes.py:\d+:\d+: `c.scale\(x\[0\]\)`"):
+        s2sad.grad(method_appending_to_self)(X.copy(), make())
