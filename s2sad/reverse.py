@@ -953,7 +953,7 @@ def _predefinitions(tree, pushed):
     for stmt in tree.body:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             for s in walk_stmts([stmt]):
-                for v in targets(s) if isinstance(s, gast.Assign) else []:
+                for v in targets(s) if isinstance(s, (gast.Assign, gast.For)) else []:  # (an inner loop's k)
                     if v in pushed and v not in defined and v not in {n.targets[0].id for n in out}:
                         out.append(assign(v, const(None)))
         elif isinstance(stmt, gast.Assign):

@@ -111,3 +111,62 @@ def test_method_changing_its_object_is_refused(make):
     assert not check(lambda x: method_appending_to_self(x, make()), [X.copy()])
     with pytest.raises(s2sad.DifferentiationError, match=r"test_round27_crashes.py:\d+:\d+: `c.scale\(x\[0\]\)`"):
         s2sad.grad(method_appending_to_self)(X.copy(), make())
+
+
+def ckpt_inner_loop(x):
+    h = 0.0
+    for t in s2sad.checkpoint(range(3), every=2):
+        for k in range(2):
+            h = h * 0.5 + x[t] * k
+    return h
+
+
+def ckpt_inner_loop_nonlinear(x):
+    h = 0.5
+    for t in s2sad.checkpoint(range(3), every=2):
+        for k in range(2):
+            h = np.sin(h) * x[t] + k * h
+    return h
+
+
+def ckpt_comprehension(x):
+    h = x * 1.0
+    for t in s2sad.checkpoint(range(4), every=2):
+        h = np.array([h[(i + 1) % 3] * x[t % 3] + h[i] for i in range(3)])
+    return np.sum(h)
+
+
+def ckpt_comprehension_nonlinear(x):
+    h = x * 1.0
+    for t in s2sad.checkpoint(range(4), every=2):
+        h = np.array([np.sin(h[(i + 1) % 3]) * x[t % 3] + h[i] for i in range(3)])
+    return np.sum(h**2)
+
+
+def ckpt_generator_sum(x):
+    h = 0.5
+    for t in s2sad.checkpoint(range(5), every=2):
+        s = sum(np.cos(h * v) for v in x)
+        h = h * 0.5 + s * x[t % 3]
+    return h
+
+
+@pytest.mark.parametrize(
+    "f",
+    [ckpt_inner_loop, ckpt_inner_loop_nonlinear, ckpt_comprehension, ckpt_comprehension_nonlinear, ckpt_generator_sum],
+)
+def test_checkpointed_loop_with_inner_loops_and_comprehensions(f):
+    assert_exact(f, [X.copy()])
+
+
+def ckpt_append_outside_list(x):
+    hs = []
+    for t in s2sad.checkpoint(range(3)):
+        hs.append(x[t] * 2.0)
+    return sum(hs)
+
+
+def test_checkpointed_append_to_an_outer_list_still_refused():
+    assert not check(ckpt_append_outside_list, [X.copy()])
+    with pytest.raises(s2sad.DifferentiationError, match=r"method \.append\(\) inside a checkpointed loop"):
+        s2sad.grad(ckpt_append_outside_list)(X.copy())
