@@ -1130,6 +1130,8 @@ class _ANF(LoopSources):
         if not params or params[0] not in writes:
             return
         line, what = writes[params[0]]
+        if what in ("an assignment into it", "an augmented assignment"):
+            return  # refused in the method, naming its attribute (self.buf += v)
         raise self.error(
             node,
             f"`{_source(node)}`: {method.__qualname__}() changes its object '{params[0]}' in place ({what}, line "
@@ -1510,6 +1512,8 @@ class _ANF(LoopSources):
         func = call.func
         methods = MUTATORS if kept else NONE_MUTATORS  # (kept whole, lst.pop() is hidden too)
         if isinstance(func, gast.Attribute) and func.attr in methods and not self.global_callee(func):
+            if self.user_method(func.value, func.attr):
+                return False  # b.add(x) of a user class: its own method, whose value is what it returns
             return isinstance(func.value, gast.Name) and (kept or self.is_local(func.value.id))
         return _writes_arguments(self.global_callee(func))
 

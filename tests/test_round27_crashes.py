@@ -170,3 +170,102 @@ def test_checkpointed_append_to_an_outer_list_still_refused():
     assert not check(ckpt_append_outside_list, [X.copy()])
     with pytest.raises(s2sad.DifferentiationError, match=r"method \.append\(\) inside a checkpointed loop"):
         s2sad.grad(ckpt_append_outside_list)(X.copy())
+
+
+Y = np.array([4.0, 5.0, 6.0])
+
+
+def zip_reversed_range(y):
+    s = 0.0
+    for i, b in zip(reversed(range(3)), y):
+        s += i * b
+    return s
+
+
+def zip_iter_list(y):
+    return sum(a * b for a, b in zip(iter([1.0, 2.0, 3.0]), y))
+
+
+def zip_generator(y):
+    return sum(a * b for a, b in zip((t * 2.0 for t in range(3)), y))
+
+
+def zip_map_float(y):
+    return sum(a * b for a, b in zip(map(float, [1, 2, 3]), y))
+
+
+def zip_filter(y):
+    return sum(a * b for a, b in zip(filter(None, [0.0, 2.0, 3.0, 5.0]), y))
+
+
+def enumerate_reversed(y):
+    s = 0.0
+    for i, v in enumerate(reversed([1.0, 2.0, 3.0])):
+        s += i * v * y[i]
+    return s
+
+
+def zip_reversed_both(x, y):
+    s = 0.0
+    for a, b in zip(reversed(x), y):
+        s += a * b * a
+    return s
+
+
+def zip_reversed_local_list(y):
+    hs = [np.sin(v) for v in y]
+    return sum(a * b for a, b in zip(reversed(hs), y))
+
+
+def enumerate_reversed_array(y):
+    s = 0.0
+    for i, v in enumerate(reversed(y)):
+        s = s * v + i * np.cos(v)
+    return s
+
+
+def zip_reversed_reversed(x, y):
+    return sum(a * b for a, b in zip(reversed(x), reversed(y[:2])))
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        zip_reversed_range,
+        zip_iter_list,
+        zip_generator,
+        zip_map_float,
+        zip_filter,
+        enumerate_reversed,
+        zip_reversed_local_list,
+        enumerate_reversed_array,
+    ],
+)
+def test_loops_over_iterators_in_zip_and_enumerate(f):
+    assert_exact(f, [Y.copy()])
+
+
+@pytest.mark.parametrize("f", [zip_reversed_both, zip_reversed_reversed])
+def test_zip_of_reversed_differentiated(f):
+    assert_exact(f, [X.copy(), Y.copy()])
+
+
+class Acc:
+    def __init__(self, w):
+        self.w = w
+
+    def add(self, v):
+        return v + self.w
+
+    def update(self, v):
+        return v * self.w
+
+
+def user_methods_named_like_mutators(x, acc):
+    return np.sum(acc.add(x) * acc.update(x))
+
+
+def test_user_methods_named_add_and_update_return_their_value():
+    # (taken for set.add / dict.update since round 27b: None, "f returns None")
+    f = lambda x: user_methods_named_like_mutators(x, Acc(2.0))  # noqa: E731
+    assert_exact(f, [X.copy()])
