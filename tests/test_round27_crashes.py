@@ -271,3 +271,11 @@ def test_user_methods_named_add_and_update_return_their_value():
     f = lambda x: user_methods_named_like_mutators(x, Acc(2.0))  # noqa: E731
     assert not check(f, [X.copy()])
     assert s2sad.jvp(f)(X.copy(), np.ones(3))[0] == f(X)
+
+
+@pytest.mark.parametrize("fname", ["uses_zeros_like", "uses_tape_and_stored", "calls_a_user_function"])
+def test_globals_named_like_runtime_helpers(fname):
+    import _helper_names
+
+    assert_exact(getattr(_helper_names, fname), [X.copy()])
+    s2sad.jacobian(getattr(_helper_names, fname))(X.copy())
