@@ -128,11 +128,16 @@ def _check_names(origin, ns, own):
             ns.steered[name] = obj
 
 
-def _same_lifted(a, b, depth=0) -> bool:
+def _same_lifted(a, b, depth=0, assumed=None) -> bool:
     """Two functions s2sad lifted from the same local ``def`` for two derivatives made together (a
-    ``jacobian`` makes its forward and reverse ones): the same code over equivalent cells."""
+    ``jacobian`` makes its forward and reverse ones): the same code over equivalent cells.  A recursive
+    one's cells hold the function itself (or its twin): a pair met again is assumed the same."""
     if a is b:
         return True
+    assumed = set() if assumed is None else assumed
+    if (id(a), id(b)) in assumed:
+        return True
+    assumed.add((id(a), id(b)))
     if depth > 8 or not (hasattr(a, "__s2sad_lifted__") and hasattr(b, "__s2sad_lifted__")):
         return False
     if a.__code__ != b.__code__ or a.__globals__ is not b.__globals__ or a.__qualname__ != b.__qualname__:
@@ -145,7 +150,7 @@ def _same_lifted(a, b, depth=0) -> bool:
     cells = zip(a.__closure__ or (), b.__closure__ or ())
     if len(a.__closure__ or ()) != len(b.__closure__ or ()):
         return False
-    return all(c is d or _same_lifted(_content(c), _content(d), depth + 1) for c, d in cells)
+    return all(c is d or _same_lifted(_content(c), _content(d), depth + 1, assumed) for c, d in cells)
 
 
 def _same_values(xs, ys) -> bool:
