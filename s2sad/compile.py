@@ -25,6 +25,7 @@ from .live import live_globals, structure
 
 _counter = itertools.count()
 GENERATED_FROM: dict[str, str] = {}  # generated module's file name -> the user's file it derives
+GENERATED_AT: dict[str, str] = {}  # generated module's (or guard's) file name -> the user's ``file:line`` of its origin
 
 
 def load(source: str, namespace: dict, label: str, origins: dict | None = None) -> dict:
@@ -40,6 +41,9 @@ def load(source: str, namespace: dict, label: str, origins: dict | None = None) 
         code = getattr(origin, "__code__", None)
         if code is not None and not code.co_filename.startswith("<s2sad"):
             GENERATED_FROM.setdefault(filename, code.co_filename)
+            GENERATED_AT.setdefault(filename, f"{code.co_filename}:{code.co_firstlineno}")
+        elif code is not None and code.co_filename in GENERATED_AT:  # a derivative of a derivative
+            GENERATED_AT.setdefault(filename, GENERATED_AT[code.co_filename])
     base = dict(namespace)
     base["__name__"] = "s2sad.generated"
     base["__file__"] = filename

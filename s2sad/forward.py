@@ -158,6 +158,8 @@ class Forward:
     def no_rule_message(self, op):
         if op.kind == P.OPAQUE:
             return P.opaque_message(op)
+        if P.is_checked_derivative(op.fn):
+            return P.checked_derivative_message(op.fn)
         if op.fn is not None:
             return (
                 f"no derivative rule for `{public_name(op.fn)}`; register one with s2sad.forward_rule "

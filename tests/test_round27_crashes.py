@@ -306,3 +306,28 @@ def test_recursive_local_functions_in_every_jacobian_mode(f, df):
     expected = df(1.3) if df else 3 * 1.3**2 + 4 * 1.3
     for mode in (None, "forward", "reverse"):
         assert np.isclose(s2sad.jacobian(f, mode=mode)(1.3), expected)
+
+
+def write_through_view(x):
+    a = x.copy()
+    v = a[1:]
+    v *= x[0]
+    return np.sum(a**3)
+
+
+@pytest.mark.parametrize(
+    "make", [lambda f: s2sad.hessian(s2sad.grad(f)), lambda f: s2sad.hessian(s2sad.hessian(f))], ids=["hg", "hh"]
+)
+def test_third_order_of_a_view_write_is_refused_at_the_users_def(make):
+    # (refused at `<s2sad jacobian_ds7_dx of ds7_dx #2>:6:5` naming `s2sad.call_aliases.ds7_dx`)
+    line = write_through_view.__code__.co_firstlineno
+    with pytest.raises(s2sad.DifferentiationError, match=rf"^{__file__}:{line}:1: the derivative `\w+` of a function"):
+        make(write_through_view)(X.copy())
+
+
+def test_third_order_of_a_view_write_by_jacobian_of_hessian():
+    h = s2sad.hessian(write_through_view)
+    t = s2sad.jacobian(h)(X.copy())
+    e = 1e-5
+    num = np.stack([(h(X + e * np.eye(3)[i]) - h(X - e * np.eye(3)[i])) / (2 * e) for i in range(3)], axis=-1)
+    assert np.allclose(t, num, atol=1e-6)
