@@ -304,10 +304,8 @@ class Aliases:
                 attr = gast.Constant(value=value.attr, kind=None)
                 self.rel[t] = Relation("field", base, attr, self._stamp([base]), assumed=True)
                 self.field_counts.setdefault((t, base), set()).add(self.count.get(base, 0))
-        elif isinstance(value, gast.Call) and resolve(value.func) in (
-            runtime.copy_dict,
-            runtime.set_item,
-            runtime.copy_of,
+        elif isinstance(value, gast.Call) and any(
+            resolve(value.func) is r for r in (runtime.copy_dict, runtime.set_item, runtime.copy_of)
         ):
             # a new dict holding the dict's values (and the value set): ``{**d}``, ``dict(d)``, ``d[k] = v``
             token = self._new(CONTAINER)
@@ -373,7 +371,7 @@ class Aliases:
         if isinstance(value, gast.Subscript):
             held, whole = value.value, isinstance(value.slice, gast.Slice)
         elif isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords:
-            held, whole = value.args[0], resolve(value.func) in (list, tuple)
+            held, whole = value.args[0], any(resolve(value.func) is t for t in (list, tuple))
         else:
             return False
         return (
@@ -394,7 +392,7 @@ class Aliases:
             and is_local(value.args[0].id)
             and self.memory(value.args[0].id) is not None
             and self.kind_of(value.args[0].id) != CONTAINER
-            and resolve(value.func) in (list, tuple)
+            and any(resolve(value.func) is t for t in (list, tuple))
         )
 
     def _index_array(self, n, base_kind) -> bool:

@@ -58,7 +58,7 @@ from .ir import (
 )
 from .loop_sources import LoopSources, _copy, _len
 from .naming import Names, Role, all_names, assign, const, generated_globals, name
-from .param_writes import _MUTATORS, call_writes
+from .param_writes import _MUTATORS, call_writes, param_writes
 from .primitives import is_user_function, writes_arguments
 from .resolve import MISSING, Namespace, among, dotted
 from .star import SAFE_KEY, namedtuple_field
@@ -936,6 +936,7 @@ class _ANF(LoopSources):
                 self.refuse_outside_write(receiver, node)  # self.h.append(v), GO.w.fill(0.0)
             args = [self.atom(a) for a in node.args]
             kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
+            self.check_receiver_writes(receiver, func.attr, node)
             if (
                 func.attr == "_replace"
                 and not self.user_method(receiver, "_replace")
@@ -1112,6 +1113,31 @@ class _ANF(LoopSources):
             return False
         self.ns.fn.__s2sad_types__.get(path)  # (recorded: an ndarray there now is spelled np.sum)
         return method_of(type(obj), attr) is not None
+
+    def check_receiver_writes(self, receiver, attr, node):
+        """Refuse ``c.scale(v)`` of a user method that changes its own object in place (``self.h.append(1)``):
+        the primal call changes ``c``, and the method's derivative would recompute from the changed object."""
+        from .star import method_of, typed_object
+
+        path = self.typed_path(receiver) if isinstance(receiver, gast.Name) else None
+        obj = None if path is None else typed_object(self.ns.fn, path)
+        found = None if obj is None else method_of(type(obj), attr)  # (a plain function: self comes first)
+        if found is None:
+            return
+        method = found[0]
+        params = list(inspect.signature(method).parameters)
+        writes = param_writes(method)
+        if not params or params[0] not in writes:
+            return
+        line, what = writes[params[0]]
+        if what in ("an assignment into it", "an augmented assignment"):
+            return  # refused in the method, naming its attribute (self.buf += v)
+        raise self.error(
+            node,
+            f"`{_source(node)}`: {method.__qualname__}() changes its object '{params[0]}' in place ({what}, line "
+            f"{line}); s2sad cannot follow writes into objects (its derivative would recompute from the changed "
+            f"object); return the new value and keep it in a local name instead",
+        )
 
     def check_callee_writes(self, obj, node, args, kws):
         """Refuse a call of a user function that changes an argument in place (``b += v`` on its
@@ -1487,7 +1513,7 @@ class _ANF(LoopSources):
         methods = MUTATORS if kept else NONE_MUTATORS  # (kept whole, lst.pop() is hidden too)
         if isinstance(func, gast.Attribute) and func.attr in methods and not self.global_callee(func):
             if not isinstance(func.value, gast.Name) or self.user_method(func.value, func.attr):
-                return False  # (b.add(x) of a user class: its own method, read as code)
+                return False  # (b.add(x) of a user class: its own method, whose value is what it returns)
             return kept or self.is_local(func.value.id)
         return writes_arguments(self.global_callee(func))
 

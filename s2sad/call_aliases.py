@@ -265,4 +265,5 @@ def unaliased(deriv, written: set, fn, origins=()):
 
     checked.__name__, checked.__qualname__, checked.__doc__ = deriv.__name__, deriv.__qualname__, deriv.__doc__
     checked.__signature__ = sig
+    checked.__s2sad_checked__ = deriv
     return checked

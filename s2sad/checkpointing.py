@@ -154,6 +154,13 @@ def _check(rev, loop):
     """Segments are replayed from saved states: refuse what a replay would repeat or miss."""
     if rev.loops[loop].counter is not None:
         raise rev.error(loop, "a checkpointed loop cannot break or return early; remove s2sad.checkpoint or the break")
+    # lists made again by every iteration before they are changed (a list comprehension's): a replay remakes them
+    fresh = {
+        t
+        for s in loop.body
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.List) and not s.value.elts
+        for t in targets(s)
+    } - set(_carried(rev, loop))
     for s in walk_stmts(loop.body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             raise rev.error(
@@ -161,7 +168,12 @@ def _check(rev, loop):
                 "in-place writes inside a checkpointed loop are not supported; "
                 "build new arrays, or drop s2sad.checkpoint",
             )
-        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute):
+        if (
+            isinstance(s, gast.Expr)
+            and isinstance(s.value, gast.Call)
+            and isinstance(s.value.func, gast.Attribute)
+            and not _fresh_each_iteration(s.value.func.value, fresh)
+        ):
             raise rev.error(
                 s,
                 f"method .{s.value.func.attr}() inside a checkpointed loop would run again when the loop is "
@@ -178,6 +190,10 @@ def _check(rev, loop):
             )
         if isinstance(s, (gast.For, gast.While)) and hasattr(s, "checkpoint"):
             raise rev.error(s, "checkpointed loops cannot be nested; mark the outer loop only")
+
+
+def _fresh_each_iteration(receiver, fresh) -> bool:
+    return isinstance(receiver, gast.Name) and receiver.id in fresh
 
 
 def _effect(program, stmt) -> str:

@@ -25,6 +25,7 @@ from .live import live_globals, structure
 
 _counter = itertools.count()
 GENERATED_FROM: dict[str, str] = {}  # generated module's file name -> the user's file it derives
+GENERATED_AT: dict[str, str] = {}  # generated module's (or guard's) file name -> the user's ``file:line`` of its origin
 
 
 def load(source: str, namespace: dict, label: str, origins: dict | None = None) -> dict:
@@ -40,6 +41,9 @@ def load(source: str, namespace: dict, label: str, origins: dict | None = None) 
         code = getattr(origin, "__code__", None)
         if code is not None and not code.co_filename.startswith("<s2sad"):
             GENERATED_FROM.setdefault(filename, code.co_filename)
+            GENERATED_AT.setdefault(filename, f"{code.co_filename}:{code.co_firstlineno}")
+        elif code is not None and code.co_filename in GENERATED_AT:  # a derivative of a derivative
+            GENERATED_AT.setdefault(filename, GENERATED_AT[code.co_filename])
     base = dict(namespace)
     base["__name__"] = "s2sad.generated"
     base["__file__"] = filename
@@ -128,11 +132,16 @@ def _check_names(origin, ns, own):
             ns.steered[name] = obj
 
 
-def _same_lifted(a, b, depth=0) -> bool:
+def _same_lifted(a, b, depth=0, assumed=None) -> bool:
     """Two functions s2sad lifted from the same local ``def`` for two derivatives made together (a
-    ``jacobian`` makes its forward and reverse ones): the same code over equivalent cells."""
+    ``jacobian`` makes its forward and reverse ones): the same code over equivalent cells.  A recursive
+    one's cells hold the function itself (or its twin): a pair met again is assumed the same."""
     if a is b:
         return True
+    assumed = set() if assumed is None else assumed
+    if (id(a), id(b)) in assumed:
+        return True
+    assumed.add((id(a), id(b)))
     if depth > 8 or not (hasattr(a, "__s2sad_lifted__") and hasattr(b, "__s2sad_lifted__")):
         return False
     if a.__code__ != b.__code__ or a.__globals__ is not b.__globals__ or a.__qualname__ != b.__qualname__:
@@ -145,7 +154,7 @@ def _same_lifted(a, b, depth=0) -> bool:
     cells = zip(a.__closure__ or (), b.__closure__ or ())
     if len(a.__closure__ or ()) != len(b.__closure__ or ()):
         return False
-    return all(c is d or _same_lifted(_content(c), _content(d), depth + 1) for c, d in cells)
+    return all(c is d or _same_lifted(_content(c), _content(d), depth + 1, assumed) for c, d in cells)
 
 
 def _same_values(xs, ys) -> bool:

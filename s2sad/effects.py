@@ -238,7 +238,10 @@ def _scan(fn, tree, first, active, objects=None):
         v for v in made if all(_made_by_library(n.value, resolve) for n in walk(module) if _assigns(n, v))
     } - borrowed
     # np.random.seed(0) in the function: the module's draws are the same at every run
-    seeded = any(isinstance(n, gast.Call) and resolve(n.func) in (np.random.seed, _random.seed) for n in walk(module))
+    seeded = any(
+        isinstance(n, gast.Call) and any(resolve(n.func) is s for s in (np.random.seed, _random.seed))
+        for n in walk(module)
+    )
 
     for n in walk(module):
         line = first + getattr(n, "lineno", 1) - 1

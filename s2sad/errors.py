@@ -27,6 +27,11 @@ class Location:
     def error(self, node, message: str) -> DifferentiationError:
         origin = self._origin(node)
         if origin is None:
+            from .compile import GENERATED_AT
+
+            at = GENERATED_AT.get(self.filename) if self.filename.startswith("<s2sad") else None
+            if at is not None:  # generated code with no source map there (a guard's call): the user's def
+                return DifferentiationError(f"{at}:1: {message} (in the generated code at {self.of(node)})")
             return DifferentiationError(f"{self.of(node)}: {message}")
         where, code = origin
         return DifferentiationError(

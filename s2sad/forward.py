@@ -21,10 +21,10 @@ import inspect
 import gast
 
 from . import primitives as P
-from .ir import MODULES, STORES, copy_tree, is_pop, reads, targets, walk, walk_stmts
+from .ir import MODULES, STORES, changed_receiver, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import assign, const, name
 from .operands import operand_checks
-from .reverse import _call, _method
+from .reverse import _call, _in_place, _method
 from .rules.registry import ELEMENTWISE, SCALAR, public_name
 from .template import as_nodes, operands, substitute, template_locals, to_node
 
@@ -109,6 +109,9 @@ class Forward:
         for o in outs:  # s = 0.0 before a loop: its zero tangent is 0.0 too
             number = isinstance(stmt.value, gast.Constant) and isinstance(stmt.value.value, (int, float))
             (self.numbers.add if number and isinstance(stmt.targets[0], gast.Name) else self.numbers.discard)(o)
+        changed = changed_receiver(stmt.value)
+        if changed in self.live or changed in self.active:
+            raise self.error(stmt, _in_place(stmt.value, changed, self.program.names))
         if not any(o in self.active for o in outs):
             if is_pop(stmt.value) and stmt.value.func.value.id in self.live:
                 # the popped value is not used, but the list and its tangent must stay aligned
@@ -155,6 +158,8 @@ class Forward:
     def no_rule_message(self, op):
         if op.kind == P.OPAQUE:
             return P.opaque_message(op)
+        if P.is_checked_derivative(op.fn):
+            return P.checked_derivative_message(op.fn)
         if op.fn is not None:
             return (
                 f"no derivative rule for `{public_name(op.fn)}`; register one with s2sad.forward_rule "
@@ -207,11 +212,7 @@ class Forward:
         if func.attr == "pop" and is_pop(call):
             return [stmt] + ([gast.Expr(value=_method(self.tan(receiver), "pop"))] if receiver in self.live else [])
         if func.attr != "append" or len(call.args) != 1 or call.keywords:
-            raise self.error(
-                stmt,
-                f"method .{func.attr}() changes {_what(receiver, self.program.names)} in place, which s2sad cannot "
-                "differentiate; build a new value instead (list.append is supported)",
-            )
+            raise self.error(stmt, _in_place(call, receiver, self.program.names))
         item = call.args[0]
         start = []
         if receiver not in self.live:
@@ -603,9 +604,3 @@ def _signature(tree, tangents, kwonly):
         defaults=list(a.defaults),
     )
     return args
-
-
-def _what(receiver: str, names) -> str:
-    """The receiver as the user knows it: 'y' (a version y1 is y), or "a part of an array" for a temporary."""
-    users = names.users([receiver])
-    return f"'{users[0]}'" if users else "a part of an array (a slice or view)"

@@ -179,6 +179,15 @@ def is_dict_view(node) -> bool:
     )
 
 
+def changed_receiver(value):
+    """``lst.pop(0)``, ``d.pop(k)``, ``d.setdefault(k, v)`` used as a value: the local name whose value the
+    call changes in place (None for ``lst.pop()``, which derivative code follows, and for other values)."""
+    func = value.func if isinstance(value, gast.Call) else None
+    if not (isinstance(func, gast.Attribute) and func.attr in MUTATORS and isinstance(func.value, gast.Name)):
+        return None
+    return None if func.value.id in MODULES or is_pop(value) else func.value.id
+
+
 def is_pop(value) -> bool:
     """``lst.pop()`` (a list used as a stack, as in s2sad's own generated code)."""
     return (

@@ -309,6 +309,11 @@ def guard(impl, found: list[Check], fn, kind: str, arguments: bool = True):
         text += f"    if {suspect}:\n        _s2sad_refuse_arguments(({values}))\n"
     text += f"    return _s2sad_impl({', '.join(args)})\n"
     filename = f"<s2sad guard of {impl.__name__} #{next(_counter)}>"
+    from .compile import GENERATED_AT
+
+    impl_file = getattr(getattr(unwrap_checked(impl), "__code__", None), "co_filename", "")
+    if impl_file in GENERATED_AT:  # refusals in its derivative name the user's function
+        GENERATED_AT[filename] = GENERATED_AT[impl_file]
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
 
     def stale():
@@ -329,3 +334,8 @@ def guard(impl, found: list[Check], fn, kind: str, arguments: bool = True):
     wrapped.__qualname__ = impl.__qualname__
     wrapped.__doc__ = impl.__doc__
     return wrapped
+
+
+def unwrap_checked(fn):
+    """The generated derivative behind :func:`call_aliases.unaliased`'s check (or ``fn`` itself)."""
+    return getattr(fn, "__s2sad_checked__", fn)

@@ -39,6 +39,9 @@ _RESIZE = frozenset(
 )
 
 
+_ITERATORS = (map, filter, reversed, iter)  # builtins giving an iterator, not a sequence
+
+
 def _iterated(it) -> list:
     """The names a loop's iterable iterates: ``xs`` of ``xs``, ``enumerate(xs)``, ``zip(xs, ys)``,
     ``reversed(xs)``, ``pairwise(xs)``, ``d.items()``."""
@@ -304,6 +307,16 @@ class LoopSources:
             else:
                 raise self.error(it, "iterate over d.items() as `for key, value in d.items()`")
             return self.len_range(keys), items
+        if call and len(it.args) == 1 and not it.keywords and not isinstance(it.args[0], gast.Starred):
+            fn = self.ns.lookup(it.func)
+            if fn is iter:  # zip(iter(xs), ys): the items of xs
+                return self.sequence(it.args[0], target, node)
+            if fn is reversed and not self.is_a_dict(it.args[0], node):  # zip(reversed(xs), ys): xs[::-1]
+                backwards = gast.Slice(lower=None, upper=None, step=const(-1))
+                it = gast.Subscript(value=it.args[0], slice=backwards, ctx=gast.Load())
+        iterator = isinstance(it, gast.Call) and call and any(self.ns.lookup(it.func) is f for f in _ITERATORS)
+        if isinstance(it, gast.GeneratorExp) or iterator:
+            it = gast.Call(func=name("list"), args=[it], keywords=[])  # an iterator: its items, listed
         seq = self.atom(it)
         if self.listed(it, node):
             seq = self.atom_of(gast.Call(func=name("list"), args=[seq], keywords=[]), node)
@@ -315,6 +328,12 @@ class LoopSources:
             self.ns.scope.setdefault("expect_indexed", runtime.expect_indexed)  # a loop writing in place
             self.emit(gast.Expr(value=gast.Call(func=name("expect_indexed"), args=[seq], keywords=[])), node)
         return self.len_range(seq), [(target, seq, None)]
+
+    def is_a_dict(self, it, node) -> bool:
+        """Whether ``it`` is a dict or one of its views (its items are not ``it[0], it[1], ...``)."""
+        if self.dict_view(it) is not None or self.iterates_keys(it, node):
+            return True
+        return isinstance(it, gast.Name) and it.id in self.ns.locals and self.load(it).id in self.dicts
 
     def pairwise_loop(self, node, it, target):
         """``for a, b in itertools.pairwise(xs)``: ``for a, b in zip(xs, xs[1:])`` (xs evaluated once), over

@@ -128,6 +128,39 @@ def clashing_params(tree) -> dict[str, str]:
     return {p: names.fresh(p) for p in clash}
 
 
+def clashing_globals(tree, fn) -> dict[str, str]:
+    """Globals (or closure values) ``fn`` reads named like a runtime helper generated code reads (a user's
+    ``zeros_like``, ``tape``, ``stored``) and meaning another object -> the fresh name the passes call them by
+    (``zeros_like1``, given the user's object as a name of s2sad's scope).  Not names ``fn`` binds anywhere."""
+    from . import runtime
+
+    bound = {n.id for n in walk(tree) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    bound |= {n.name for n in walk(tree) if isinstance(n, (gast.FunctionDef, gast.ClassDef))}
+    read = {n.id for n in walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} - bound
+    helpers = {n for n in generated_globals() - GENERATED_BUILTINS - {"np", "math"} if hasattr(runtime, n)}
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    clash = {}
+    for n in sorted(read & helpers):
+        cell = cells.get(n)
+        try:
+            obj = cell.cell_contents if cell is not None else fn.__globals__[n]
+        except (KeyError, ValueError):
+            continue
+        if obj is not getattr(runtime, n):
+            clash[n] = obj
+    if not clash:
+        return {}
+    names = Names(all_names(tree) | generated_globals())
+    return {n: (names.fresh(n), obj) for n, obj in clash.items()}
+
+
+def rename_loads(tree, mapping: dict[str, str]) -> None:
+    """Rename the names ``mapping`` names where ``tree`` reads them (globals: never bound in ``tree``)."""
+    for n in walk(tree):
+        if mapping and isinstance(n, gast.Name) and n.id in mapping:
+            n.id = mapping[n.id]
+
+
 def rename_params(tree, mapping: dict[str, str]) -> None:
     """Rename the parameters ``mapping`` names, in the signature and the body (not in default
     expressions, which are evaluated outside the function)."""

@@ -167,7 +167,9 @@ def param_writes(fn, _active=None) -> dict:
 
 def _new_list(value, resolve) -> bool:
     """``list(v)``, ``tuple(v)``: a new list holding v's items (or elements)."""
-    return isinstance(value, gast.Call) and len(value.args) == 1 and resolve(value.func) in (list, tuple)
+    return (
+        isinstance(value, gast.Call) and len(value.args) == 1 and any(resolve(value.func) is t for t in (list, tuple))
+    )
 
 
 def _reads_data_attr(value) -> bool:

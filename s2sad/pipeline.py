@@ -23,7 +23,7 @@ from .errors import DifferentiationError
 from .ir import targets, walk, walk_stmts
 from .lift import lift
 from .lower_control import lower_control
-from .naming import ALL, Names, clashing_params, rename_params, swap_back
+from .naming import ALL, Names, clashing_globals, clashing_params, rename_loads, rename_params, swap_back
 from .optimize import optimize
 from .param_writes import private_arguments
 from .parse import parse_function
@@ -64,7 +64,11 @@ def prepare(fn) -> Prepared:
     parsed = parse_function(fn)
     renamed = clashing_params(parsed.tree)
     rename_params(parsed.tree, renamed)
-    ns = lift(parsed, resolve(parsed))  # local functions -> functions of their own
+    helpers = clashing_globals(parsed.tree, parsed.fn)  # a user's global zeros_like: zeros_like1
+    rename_loads(parsed.tree, {n: new for n, (new, _) in helpers.items()})
+    ns = lift(parsed, resolve(parsed, {new: obj for new, obj in helpers.values()}))  # local functions: their own
+    ns.user_names.update({new: user for user, (new, _) in helpers.items()})
+    ns.renamed_globals = {new: obj for new, obj in helpers.values()}
     parsed.tree = desugar(parsed.tree, ns, parsed.loc)
     lowered = lower_control(parsed.tree)  # break/continue/return anywhere -> flags anf can replay
     if lowered is not parsed.tree:
@@ -146,6 +150,15 @@ class _Session:
             if self.gen.namespace.get(name, fn) is not fn:  # another function's local function of that name
                 name = rename_lifted(prep, name, self.unique(name))
             self.gen.namespace[name] = fn
+        for name, obj in getattr(prep.ns, "renamed_globals", {}).items():  # the user's zeros_like, as zeros_like1
+            if self.gen.namespace.get(name, obj) is not obj:
+                new = self.unique(name)
+                for node in walk(prep.tree):
+                    if isinstance(node, gast.Name) and node.id == name:
+                        node.id = new
+                prep.ns.scope[new] = obj
+                name = new
+            self.gen.namespace[name] = obj
         self.taken |= prep.ns.free  # a generated function never takes a name the code it differentiates reads
         if getattr(prep.fn, "__module__", None) == "s2sad.generated":  # and, differentiating generated
             self.taken |= set(dict.keys(prep.fn.__globals__))  # code, no name its module defines

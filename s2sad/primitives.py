@@ -535,3 +535,16 @@ def discarded_call_problem(op: Op, active, names, shares=None) -> str | None:
         f"{op.what} may change {what} in place and its result is not used, which s2sad "
         "cannot differentiate; build a new value and assign it instead"
     )
+
+
+def is_checked_derivative(fn) -> bool:
+    """A derivative behind the call-time check of :mod:`call_aliases` (its function writes into a parameter)."""
+    return getattr(fn, "__module__", None) == "s2sad.call_aliases"
+
+
+def checked_derivative_message(fn) -> str:
+    return (
+        f"the derivative `{fn.__name__}` of a function that writes into its argument in place (checked at each "
+        "call for arrays sharing its memory) cannot be differentiated again this way; s2sad.jacobian("
+        "s2sad.hessian(f)) gives the third derivatives, or build new arrays instead of writing into views"
+    )

@@ -24,7 +24,7 @@ from . import checkpointing
 from . import primitives as P
 from .aliases import makes_view
 from .effects import argument_change, function_effect, repeated_effect_message
-from .ir import MODULES, STORES, changed, copy_tree, is_pop, reads, targets, walk, walk_stmts
+from .ir import MODULES, STORES, changed, changed_receiver, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import Role, assign, const, name
 from .operands import operand_checks
 from .optimize import fold
@@ -318,11 +318,7 @@ class Reverse:
         if receiver is None or receiver not in self.active:
             return []
         if func.attr != "append" or len(call.args) != 1 or call.keywords:
-            raise self.error(
-                stmt,
-                f"method .{func.attr}() changes {_what(receiver, self.program.names)} in place, which s2sad cannot "
-                "differentiate; build a new value instead (list.append is supported)",
-            )
+            raise self.error(stmt, _in_place(call, receiver, self.program.names))
         code = []
         item = call.args[0]
         blst = self.adj(receiver)
@@ -339,6 +335,9 @@ class Reverse:
 
     def adjoint_assign(self, stmt) -> list:
         outs = targets(stmt)
+        changed = changed_receiver(stmt.value)
+        if changed in self.active:
+            raise self.error(stmt, _in_place(stmt.value, changed, self.program.names))
         if is_pop(stmt.value) and stmt.value.func.value.id in self.active:
             return self.adjoint_pop(stmt)  # even when the popped value is not used: the stacks stay aligned
         if not any(o in self.active for o in outs):
@@ -391,6 +390,8 @@ class Reverse:
     def no_rule_message(self, op):
         if op.kind == P.OPAQUE:
             return P.opaque_message(op)
+        if P.is_checked_derivative(op.fn):
+            return P.checked_derivative_message(op.fn)
         if op.fn is not None:
             return (
                 f"no derivative rule for `{public_name(op.fn)}`; register one with s2sad.reverse_rule "
@@ -957,7 +958,7 @@ def _predefinitions(tree, pushed):
     for stmt in tree.body:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             for s in walk_stmts([stmt]):
-                for v in targets(s) if isinstance(s, gast.Assign) else []:
+                for v in targets(s) if isinstance(s, (gast.Assign, gast.For)) else []:  # (an inner loop's k)
                     if v in pushed and v not in defined and v not in {n.targets[0].id for n in out}:
                         out.append(assign(v, const(None)))
         elif isinstance(stmt, gast.Assign):
@@ -990,6 +991,14 @@ def _signature(tree, bout, mode):
         args.args.append(seed)
         args.defaults.append(const(1.0))
     return args
+
+
+def _in_place(call, receiver: str, names) -> str:
+    """The refusal of ``receiver.method(...)`` changing a differentiated list or dict in place."""
+    return (
+        f"method .{call.func.attr}() changes {_what(receiver, names)} in place, which s2sad cannot differentiate; "
+        "build a new value instead (list.append and lst.pop() of the last item are supported)"
+    )
 
 
 def _what(receiver: str, names) -> str:
