@@ -327,6 +327,8 @@ class _ANF(LoopSources):
         self.env = {p: p for p in self.params}  # user name -> current version
         self.user_of = {p: p for p in self.params}  # version -> user name
         self.aliases = Aliases(self.params, liveness(tree, self.global_callee))
+        self.loop_bound: set[str] = set()  # versions a for loop binds (unbound if it runs no iteration)
+        self.unbound_at_entry: set[str] = set()  # ... read after a later loop on the same name: None first
         self.entry_checks: list = []  # (parameter, field, message, write): expect_field on entry (next pass)
         self.value_live = value_liveness(tree, self.global_callee)  # None: every live name's value counts
         self.known_ints: set[str] = set()  # names holding ints: range loop indices
@@ -1711,6 +1713,8 @@ class _ANF(LoopSources):
             new = self.version(target.id)  # a fresh version: the loop must not overwrite a value used before it
             self.depth = 1
             if target.id in self.liveness_after():  # read after a loop that may not run: it keeps its value
+                if old in self.loop_bound:  # (bound by a loop that may not have run: None until then)
+                    self.unbound_at_entry.add(old)
                 self.emit(assign(new, name(old)), node)
         self.predeclare([node] + [gast.Assign(targets=[t], value=const(0), type_comment=None) for t, _, _ in items])
         index = name(
@@ -1723,6 +1727,7 @@ class _ANF(LoopSources):
             index = name(self.names.fresh(target.id, Role.FLAG), gast.Store())
             items = [(target, name(index.id), "counter"), *items]
         self.known_ints.add(index.id)
+        self.loop_bound.add(index.id)
         self.aliases.assigned(index.id)
         entry = self.aliases.snapshot(changing)
         self.loop_top(node, changing)
@@ -2043,6 +2048,7 @@ def anf(tree: gast.FunctionDef, ns: Namespace, loc: Location) -> tuple[gast.Func
         entry += found
     facts = Facts({n: set(pass_.aliases.shared(n)) for n in pass_.aliases.root}, pass_.writable, pass_.checkpoints)
     out = restructure(pass_.out, loc)
+    out = [gast.copy_location(assign(v, const(None)), tree) for v in sorted(pass_.unbound_at_entry)] + out
     bindings = {}  # names bound once to a typed object (star.Typing), for primitives
     restored = _restored(out)  # (l = None; l = l_stack.pop() of derivative code: l's own values again)
     for n in walk(gast.Module(body=out, type_ignores=[])):

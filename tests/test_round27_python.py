@@ -176,3 +176,18 @@ def test_the_refusal_of_an_in_place_numpy_function_does_not_advise_assigning_its
     with pytest.raises(s2sad.DifferentiationError) as e:
         s2sad.grad(fill_diagonal_bound_to_a_name)(X.copy())
     assert "assign its result" not in str(e.value) and "build a new value" in str(e.value)
+
+
+def loop_that_may_not_run_then_another(x):
+    s = x
+    for i in range(0):
+        s = s * 2.0
+    for i in range(2):  # noqa: B007
+        s = s * x
+    return s + i
+
+
+def test_a_loop_variable_of_a_loop_that_did_not_run_then_bound_by_another_loop():
+    """The copy kept for a second loop that may not run read the first loop's unbound variable
+    (UnboundLocalError in generated code; found by the random programs)."""
+    assert_exact(loop_that_may_not_run_then_another, [0.7])
