@@ -327,6 +327,7 @@ class _ANF(LoopSources):
         self.env = {p: p for p in self.params}  # user name -> current version
         self.user_of = {p: p for p in self.params}  # version -> user name
         self.aliases = Aliases(self.params, liveness(tree, self.global_callee))
+        self.demoted: set[str] = set()  # versions x += v rebound from an array (a NumPy scalar if it was 0-d)
         self.loop_bound: set[str] = set()  # versions a for loop binds (unbound if it runs no iteration)
         self.unbound_at_entry: set[str] = set()  # ... read after a later loop on the same name: None first
         self.entry_checks: list = []  # (parameter, field, message, write): expect_field on entry (next pass)
@@ -1440,11 +1441,25 @@ class _ANF(LoopSources):
             return self.version(user) if user is not None else (current.id if self.depth else self.names.temp())
 
         value = gast.BinOp(left=current, op=op, right=right)
-        if not any(self.live(n) for n in self.aliases.shared(current.id)):
+        shared = self.aliases.shared(current.id)
+        if not any(self.live(n) for n in shared):
             # nothing else sees this memory: rebinding gives every name the value Python gives it
+            was_array = current.id in self.aliases.arrays or current.id in self.demoted
             new = rebind()
             self.emit(assign(new, value), node)
+            if was_array:
+                self.demoted.add(new)  # (a 0-d array's s + v is a NumPy scalar, not the array Python keeps)
             return new
+        if current.id in self.demoted or any(n in self.demoted for n in shared):
+            self.ns.scope.setdefault("expect_array", runtime.expect_array)  # s = np.array(0.0); s += v; t = s; t *= w
+            message = (
+                f"`{_source(node)}` writes into an array another name shares, which s2sad rebound at an earlier "
+                "augmented assignment (s += v: a 0-d array becomes a NumPy scalar there); write s[()] += v for a "
+                "0-d array, or s = s + v and t = t * w"
+            )
+            self.emit(
+                gast.Expr(value=gast.Call(func=name("expect_array"), args=[current, const(message)], keywords=[])), node
+            )
         new = self.atom_of(value, node)
         if self.aliases.array_view(current.id):  # a slice of an array: += writes into it
             self.write(current.id, const(Ellipsis), new, node)
