@@ -58,7 +58,7 @@ from .ir import (
 )
 from .loop_sources import LoopSources, _copy, _len
 from .naming import Names, Role, all_names, assign, const, generated_globals, name
-from .param_writes import _MUTATORS, call_writes, param_writes
+from .param_writes import call_writes, param_writes
 from .primitives import is_user_function, writes_arguments
 from .resolve import MISSING, Namespace, among, dotted
 from .star import SAFE_KEY, namedtuple_field
@@ -935,7 +935,7 @@ class _ANF(LoopSources):
                 func, is_method = bound, True
         if is_method:
             receiver = func.value if bound is not None else self.atom(func.value)
-            if func.attr in _MUTATORS and isinstance(receiver, gast.Attribute):
+            if func.attr in MUTATORS and isinstance(receiver, gast.Attribute):
                 self.refuse_outside_write(receiver, node)  # self.h.append(v), GO.w.fill(0.0)
             args = [self.atom(a) for a in node.args]
             kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
@@ -1012,7 +1012,7 @@ class _ANF(LoopSources):
         if (
             isinstance(func, gast.Attribute)
             and isinstance(func.value, gast.Attribute)
-            and func.attr in _MUTATORS
+            and func.attr in MUTATORS
             and not isinstance(getattr(obj, "__self__", None), types.ModuleType)
         ):
             self.refuse_outside_write(func.value, node)  # GO.h.append(v), self.w.fill(0.0) of a bound method

@@ -252,15 +252,15 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
 def _refuse_effects(fn, kind):
     """A Jacobian or Hessian runs f's derivative once per column: refuse f when a run may draw other random
     numbers or change state the next run reads (``effects.function_effect``)."""
-    from .effects import function_effect
+    from .effects import function_effect, method_change
 
     inner = _python_function(unwrap(fn))
     if getattr(inner, "__module__", None) == "s2sad.generated":  # (f itself was checked: its stacks are its own)
         return
     objects = getattr(getattr(fn, "__s2sad_types__", None), "objects", None)  # (the call's: obj.f is D.f)
     found = function_effect(inner, objects=objects) if inspect.isfunction(inner) else None
-    if found is None:
-        found = _method_effect(fn, inner)
+    if found is None and objects and inspect.isfunction(inner):  # c.tick() changing the argument c's state
+        found = method_change(inner, objects)
     if found is None:
         return
     line, why, col = found
@@ -270,85 +270,6 @@ def _refuse_effects(fn, kind):
         "random numbers in f from a generator it makes (`rng = np.random.default_rng(seed)`) or pass them in as "
         "an argument (grad, vjp and jvp run f once)"
     )
-
-
-def _method_effect(fn, inner):
-    """``(line, what, column)`` of a call in f of a method of an argument object (``c.tick()``, ``model(x)``)
-    that changes state (``self.n += 1``) or has another effect, found from the call's objects (their classes
-    are known only then; also through the user functions f passes them to), or None."""
-    typing = getattr(fn, "__s2sad_types__", None)
-    objects = getattr(typing, "objects", None) or {}
-    if not objects or not inspect.isfunction(inner):
-        return None
-    found = _object_effect(inner, objects, 4)
-    return None if found is None else found[:3]
-
-
-def _held_object(node, objects: dict):
-    """``(object, its path)`` of ``p`` or ``p.a.b`` for a parameter ``p`` of ``objects``, or None."""
-    path = []
-    while isinstance(node, gast.Attribute):
-        path.append(node.attr)
-        node = node.value
-    if not isinstance(node, gast.Name) or node.id not in objects:
-        return None
-    obj = objects[node.id]
-    for attr in reversed(path):
-        try:
-            obj = getattr(obj, attr)
-        except Exception:  # (f raises there too)
-            return None
-    return obj, ".".join([node.id, *reversed(path)])
-
-
-def _object_effect(code, objects: dict, depth: int):
-    """``(line, what, column, function)`` of the first effect of a method of ``objects`` (parameter -> object)
-    that ``code`` calls, directly or through a user function it passes them to."""
-    from .effects import function_effect
-    from .parse import parse_function
-
-    try:
-        tree = parse_function(code).tree
-    except DifferentiationError:
-        return None
-    for node in gast.walk(tree):
-        if not isinstance(node, gast.Call):
-            continue
-        func = node.func
-        where = (getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
-        held = _held_object(func.value, objects) if isinstance(func, gast.Attribute) else None
-        if held is not None:  # c.tick(), m.counter.tick()
-            (owner, label), method = held, func.attr
-        elif isinstance(func, gast.Name) and func.id in objects:
-            owner, method, label = objects[func.id], "__call__", func.id
-        elif isinstance(func, gast.Name) and depth > 0:  # a user function given one of the objects
-            callee = _python_function(code.__globals__.get(func.id))
-            given = {}
-            if inspect.isfunction(callee):
-                try:
-                    bound = inspect.signature(callee).bind_partial(*node.args)
-                except TypeError:
-                    bound = None
-                given = {
-                    p: objects[a.id]
-                    for p, a in (bound.arguments.items() if bound else ())
-                    if isinstance(a, gast.Name) and a.id in objects
-                }
-            inner = _object_effect(callee, given, depth - 1) if given else None
-            if inner is not None:
-                return where[0], f"{inner[1]} (through {func.id}())", where[1], code
-            continue
-        else:
-            continue
-        method_code = _python_function(getattr(type(owner), method, None))
-        if not inspect.isfunction(method_code):
-            continue
-        writes = param_writes(method_code)
-        effect = None if writes else function_effect(method_code)
-        if writes or effect:
-            what = f"{label}.{method}() " + ("changes the object's state" if writes else effect[1])
-            return where[0], what, where[1], code
-    return None
 
 
 def _python_function(fn):

@@ -387,10 +387,7 @@ def argument_change(fn):
     if writes:
         param, (line, what) = next(iter(writes.items()))
         return line, f"{what} changes its argument `{param}`", 1
-    try:
-        tree = gast.parse(inspect.cleandoc("\n" + inspect.getsource(fn))).body[0]
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return None
+    tree, first = _tree(fn, fn.__code__)  # (parsed once per function, as the scans read it)
     if not isinstance(tree, (gast.FunctionDef, gast.Lambda)):
         return None
     args = tree.args
@@ -405,9 +402,77 @@ def argument_change(fn):
             and isinstance(n.args[0], gast.Name)
             and n.args[0].id in params
         ):
-            line = fn.__code__.co_firstlineno + n.lineno - 1
+            line = first + n.lineno - 1
             return line, f"{n.func.id}() changes its argument `{n.args[0].id}`", n.col_offset + 1
     return None
+
+
+def method_change(fn, objects: dict, depth: int = 4):
+    """``(line, what, column)`` of a call in the user function ``fn`` of a method of one of ``objects``
+    (parameter -> the call's object: ``c.tick()``, ``m.counter.tick()``, ``model(x)``, also inside the user
+    functions ``fn`` gives them to) that changes its object (``self.n += 1``: ``param_writes``) or has an
+    effect, or None.  A Jacobian, which runs f once per column, refuses it; a derivative run once need not."""
+    from .callables import FunctionLike
+    from .param_writes import param_writes
+
+    code = getattr(fn, "__code__", None)
+    tree, first = _tree(fn, code) if code is not None else (None, 0)
+    if tree is None:
+        return None
+    for node in walk(tree):
+        if not isinstance(node, gast.Call):
+            continue
+        func = node.func
+        line, col = first + getattr(node, "lineno", 1) - 1, getattr(node, "col_offset", 0) + 1
+        held = _held_object(func.value, objects) if isinstance(func, gast.Attribute) else None
+        if held is not None:  # c.tick(), m.counter.tick()
+            (owner, label), method = held, func.attr
+        elif isinstance(func, gast.Name) and func.id in objects:
+            owner, method, label = objects[func.id], "__call__", func.id
+        elif isinstance(func, gast.Name) and depth > 0:  # a user function given one of the objects
+            callee = fn.__globals__.get(func.id)
+            while isinstance(callee, FunctionLike):
+                callee = callee.function
+            if not isinstance(callee, types.FunctionType):
+                continue
+            try:
+                bound = inspect.signature(callee).bind_partial(*node.args).arguments
+            except TypeError:
+                continue
+            given = {p: objects[a.id] for p, a in bound.items() if isinstance(a, gast.Name) and a.id in objects}
+            inner = method_change(callee, given, depth - 1) if given else None
+            if inner is not None:
+                return line, f"{inner[1]} (through {func.id}())", col
+            continue
+        else:
+            continue
+        method_code = getattr(type(owner), method, None)
+        while isinstance(method_code, FunctionLike):
+            method_code = method_code.function
+        if not isinstance(method_code, types.FunctionType):
+            continue
+        writes = param_writes(method_code)
+        effect = None if writes else function_effect(method_code)
+        if writes or effect:
+            return line, f"{label}.{method}() " + ("changes the object's state" if writes else effect[1]), col
+    return None
+
+
+def _held_object(node, objects: dict):
+    """``(object, its path)`` of ``p`` or ``p.a.b`` for a parameter ``p`` of ``objects``, or None."""
+    path = []
+    while isinstance(node, gast.Attribute):
+        path.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name) or node.id not in objects:
+        return None
+    obj = objects[node.id]
+    for attr in reversed(path):
+        try:
+            obj = getattr(obj, attr)
+        except Exception:  # (f raises there too)
+            return None
+    return obj, ".".join([node.id, *reversed(path)])
 
 
 def repeated_effect_message(what: str, fn, effect) -> str:

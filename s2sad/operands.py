@@ -37,9 +37,6 @@ def _passes(op) -> bool:
     return op.fn is operator.getitem or op.fn is getattr
 
 
-_FILLS = STORES  # methods storing their arguments
-
-
 def _names(atoms) -> list[str]:
     return [a.id for a in atoms if isinstance(a, gast.Name)]
 
@@ -131,7 +128,7 @@ def unseen_names(program, active: set) -> set[str]:
             elif isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Attribute):
                 receiver, method = stmt.value.func.value, stmt.value.func.attr
                 stored = _names([*stmt.value.args, *(k.value for k in stmt.value.keywords)])
-                if isinstance(receiver, gast.Name) and method in _FILLS and any(n in unseen for n in stored):
+                if isinstance(receiver, gast.Name) and method in STORES and any(n in unseen for n in stored):
                     unseen.add(receiver.id)
         if len(unseen) == before:
             return unseen

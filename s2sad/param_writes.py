@@ -15,13 +15,10 @@ import inspect
 import gast
 
 from .aliases import _fresh_value
-from .ir import MUTATORS, walk
+from .ir import MUTATORS, STORES, walk
 from .primitives import DATA_ATTRS, is_user_function
 from .resolve import dotted
 
-_MUTATORS = MUTATORS  # (the methods that change their receiver, read by anf too)
-# methods that put their arguments into their receiver
-_HOLDERS = {"append", "extend", "insert", "add", "update", "setdefault"}
 _DISPLAYS = (gast.List, gast.Tuple, gast.Set, gast.Dict, gast.ListComp, gast.SetComp, gast.DictComp)
 # functions that write into their first argument
 _WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "at", "shuffle", "put_along_axis"}
@@ -91,7 +88,7 @@ def param_writes(fn, _active=None) -> dict:
                 pairs = [(n.target, n.value)]
             elif isinstance(n, (gast.For, gast.comprehension)):  # the target is an element of the iterable
                 pairs = [(n.target, gast.Subscript(value=n.iter, slice=gast.Constant(0, None), ctx=gast.Load()))]
-            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in _HOLDERS:
+            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in STORES:
                 if isinstance(n.func.value, gast.Name):  # lst.append(v): lst holds v
                     changed |= add(held, n.func.value.id, params_of(n))
                 continue
@@ -136,7 +133,7 @@ def param_writes(fn, _active=None) -> dict:
             (wrote if top else wrote_inside)(_root(n.target), line, "an augmented assignment")
         elif isinstance(n, gast.Call):
             f = n.func
-            if isinstance(f, gast.Attribute) and f.attr in _MUTATORS and isinstance(_root(f.value), gast.Name):
+            if isinstance(f, gast.Attribute) and f.attr in MUTATORS and isinstance(_root(f.value), gast.Name):
                 (wrote if isinstance(f.value, gast.Name) else wrote_inside)(_root(f.value), line, f".{f.attr}()")
             if isinstance(f, gast.Attribute) and f.attr in _WRITERS and n.args:
                 wrote_inside(_root(n.args[0]), line, f"{f.attr}()")
