@@ -86,6 +86,7 @@ def apply(rev, primal: list, adjoint: list) -> tuple[list, set[str]]:
         )
         plain.body.insert(0, save)
         primal[i : i + 1] = [
+            *_reiterable_checks(rev, source),
             assign(ckpts, gast.List(elts=[], ctx=gast.Load())),
             assign(r, copy_tree(source.iter)),
             *every_stmt,
@@ -130,6 +131,20 @@ def apply(rev, primal: list, adjoint: list) -> tuple[list, set[str]]:
             gast.copy_location(node, back)
         adjoint[adjoint.index(back)] = segments
     return primal, carried_all
+
+
+def _reiterable_checks(rev, loop) -> list:
+    """``expect_reiterable(m, ...)`` for each name the loop takes the items of (``for a in m``, ``sum(m)``)
+    that may hold an iterator and that the loop does not rebind: a replayed segment would find it empty."""
+    from .reverse_plan import iterated_names
+
+    assigned = {t for s in walk_stmts(loop.body) for t in targets(s)}
+    found = []
+    for s in walk_stmts(loop.body):
+        if isinstance(s, (gast.Assign, gast.Expr)) and isinstance(s.value, gast.Call):
+            found += [n for n in iterated_names(rev.program, s.value) if n not in assigned and n not in found]
+    message = "`{}`, whose items a checkpointed loop takes,"
+    return [gast.Expr(value=_call("expect_reiterable", name(n), const(message.format(n)))) for n in found]
 
 
 def _carried(rev, loop) -> list[str]:

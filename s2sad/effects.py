@@ -485,3 +485,103 @@ def repeated_effect_message(what: str, fn, effect) -> str:
         "random numbers (a dropout mask: `mask = rng.random(h.shape) > p`) or advance the state in f and pass "
         "the values to the function as arguments (or use jvp, forward mode, which runs it once)"
     )
+
+
+# builtins that read an object without taking items from it
+_READERS = frozenset(
+    {"len", "isinstance", "type", "id", "repr", "str", "float", "int", "bool", "complex", "abs", "round", "hash"}
+    | {"callable", "getattr", "hasattr", "print", "format"}
+)
+_ITERATED: dict = {}
+
+
+def iterated(fn, _active=None) -> frozenset:
+    """The parameters of the user function ``fn`` whose items it may take (``for a in m``, ``sum(m)``,
+    ``list(m)``, ``*m``, ``a in m``, ``zip(m, ...)``, passing ``m`` to a call s2sad cannot see into or to a user
+    function that iterates it).  An iterator given there is empty when the code runs a second time: a VJP's
+    recompute, a Jacobian's next column (``expect_reiterable``)."""
+    from .callables import FunctionLike
+    from .primitives import is_user_function
+
+    while isinstance(fn, FunctionLike):
+        fn = fn.function
+    fn = getattr(fn, "__func__", fn)
+    code = getattr(fn, "__code__", None)
+    if code is None or not is_user_function(fn):
+        return frozenset()
+    if code in _ITERATED:
+        return _ITERATED[code]
+    active = _active if _active is not None else set()
+    if code in active:
+        return frozenset()
+    active.add(code)
+    tree, _ = _tree(fn, code)
+    found = _iterated(fn, tree, active) if isinstance(tree, (gast.FunctionDef, gast.Lambda)) else frozenset()
+    if _active is None or found:
+        _ITERATED[code] = found
+    return found
+
+
+def _iterated(fn, tree, active) -> frozenset:
+    args = tree.args
+    params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+    params += [a.id for a in (args.vararg, args.kwarg) if a is not None]
+    holders = {p: p for p in params}  # q = m: q holds what m holds
+    for n in walk(tree):
+        if isinstance(n, gast.Assign) and isinstance(n.value, gast.Name) and n.value.id in holders:
+            holders.update({t.id: holders[n.value.id] for t in n.targets if isinstance(t, gast.Name)})
+    parents = {id(c): p for p in walk(tree) for c in gast.iter_child_nodes(p)}
+    space = dict(getattr(fn, "__globals__", {}))
+    space.update({k: c.cell_contents for k, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if _filled(c)})
+    found = set()
+    for n in walk(tree):
+        if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in holders):
+            continue
+        parent = parents.get(id(n))
+        if isinstance(parent, gast.keyword):  # g(v, m=m): the call
+            parent = parents.get(id(parent))
+        if _takes_items(n, parent, space, active):
+            found.add(holders[n.id])
+    return frozenset(found)
+
+
+def _takes_items(n, parent, space, active) -> bool:
+    """Whether the use ``n`` (a name) under ``parent`` may take items of what ``n`` holds."""
+    from .primitives import is_user_function
+
+    if isinstance(parent, (gast.For, gast.comprehension)):
+        return parent.iter is n
+    if isinstance(parent, gast.Starred):
+        return True
+    if isinstance(parent, gast.Compare):
+        return any(c is n and isinstance(op, (gast.In, gast.NotIn)) for op, c in zip(parent.ops, parent.comparators))
+    if not isinstance(parent, gast.Call) or parent.func is n:
+        return False
+    path = dotted(parent.func)
+    root, *attrs = path.split(".") if path else (None,)
+    obj = space.get(root, getattr(builtins, root, MISSING)) if root is not None else MISSING
+    for a in attrs:
+        obj = getattr(obj, a, MISSING) if obj is not MISSING else MISSING
+    if obj is MISSING:
+        return True  # a method or a call s2sad cannot see into (", ".join(m), obj.fit(m))
+    if getattr(builtins, getattr(obj, "__name__", ""), None) is obj and obj.__name__ in _READERS:
+        return False
+    module = getattr(obj, "__module__", None) or ""
+    if (module == "math" or module.split(".")[0] == "numpy") and obj is not np.fromiter:
+        return False  # (np.array(it) holds the iterator, it does not take its items)
+    callee = getattr(obj, "__func__", obj)
+    if isinstance(callee, types.FunctionType) and is_user_function(callee):
+        given = [None] * (callee is not obj) + list(parent.args)  # (a bound method's self)
+        if any(isinstance(a, gast.Starred) for a in given) or any(k.arg is None for k in parent.keywords):
+            return True
+        try:
+            bound = inspect.signature(callee).bind_partial(*given, **{k.arg: k.value for k in parent.keywords})
+        except TypeError:
+            return True
+        inner = iterated(callee, active)
+        for p, a in bound.arguments.items():
+            held = a.values() if isinstance(a, dict) else a if isinstance(a, tuple) else (a,)
+            if p in inner and any(h is n for h in held):
+                return True
+        return False
+    return True

@@ -410,12 +410,33 @@ def derive_composite(fn, wrt: tuple, kind: str, fname: str, as_tuple: bool = Fal
     _swap_back(functions + session.gen.functions)
     for w in wrapper:  # (they call f, each other and the derivatives with f's names)
         swap_back(w, renamed, ALL)
+    if kind != "hvp":  # f's code runs once per column: an iterator argument would be empty after the first
+        wrapper[0].body[:0] = _reiterable_checks(signature.fn, [a.id for a in wrapper[0].args.args], wrt)
     session.gen.functions[:0] = wrapper + functions
     origin = signature.fn
     for w in wrapper:
         session.gen.origins.setdefault(w.name, (origin, None))
     session.gen.entry = fname
     return session.gen
+
+
+def _reiterable_checks(fn, params, wrt) -> list:
+    """``expect_reiterable(m, ...)`` for each parameter of ``fn`` (not in ``wrt``) whose items it may take."""
+    from .effects import iterated
+    from .naming import const, name
+
+    taken = iterated(fn)
+    return [
+        gast.Expr(
+            value=gast.Call(
+                func=name("expect_reiterable"),
+                args=[name(p), const(f"the argument `{p}` of {base_name(fn)}(), whose items it takes,")],
+                keywords=[],
+            )
+        )
+        for p in params
+        if p in taken and p not in wrt
+    ]
 
 
 def derive(fn, wrt: tuple, mode: str, fname: str, as_tuple: bool = False) -> Generated:

@@ -23,7 +23,7 @@ import gast
 from . import checkpointing
 from . import primitives as P
 from .aliases import makes_view
-from .effects import argument_change, function_effect, repeated_effect_message
+from .effects import argument_change, function_effect, iterated, repeated_effect_message
 from .ir import MODULES, STORES, changed, changed_receiver, copy_tree, is_pop, reads, targets, walk, walk_stmts
 from .naming import Role, assign, const, name
 from .operands import operand_checks
@@ -556,6 +556,7 @@ class Reverse:
         effect = argument_change(fn)  # s.add(v), setattr(o, "n", v): its VJP would change the argument again
         if effect is not None:
             raise self.error(stmt, repeated_effect_message(op.what, fn, effect))
+        checks = self.reiterable_checks(op, bound, active_params)
         call = gast.Call(
             func=name(vjp_name),
             args=[to_node(a) for a in op.args],
@@ -564,17 +565,32 @@ class Reverse:
         )
         atoms = [bound.arguments[p] for p in active_params]
         if len(atoms) == 1:
-            return self.accumulate(atoms[0].id, call, name(out))
+            return checks + self.accumulate(atoms[0].id, call, name(out))
         if all(self.adj(a.id) not in self.live for a in atoms) and len({a.id for a in atoms}) == len(atoms):
             elts = [name(self.adj(a.id), gast.Store()) for a in atoms]
             for a in atoms:
                 self.live.add(self.adj(a.id))
-            return [gast.Assign(targets=[gast.Tuple(elts=elts, ctx=gast.Store())], value=call, type_comment=None)]
+            return checks + [
+                gast.Assign(targets=[gast.Tuple(elts=elts, ctx=gast.Store())], value=call, type_comment=None)
+            ]
         tmp = self.names.temp()
-        code = [assign(tmp, call)]
+        code = checks + [assign(tmp, call)]
         for i, a in enumerate(atoms):
             code += self.accumulate(a.id, gast.Subscript(value=name(tmp), slice=const(i), ctx=gast.Load()), name(out))
         return code
+
+    def reiterable_checks(self, op, bound, active_params) -> list:
+        """``expect_reiterable(m, ...)`` for each argument whose items the callee may take (``sum(m)``,
+        ``for a in m``): its VJP runs it again, and an iterator would be empty then."""
+        checks = []
+        for p in sorted(iterated(op.fn) - set(active_params)):
+            given = bound.arguments.get(p)
+            given = given.values() if isinstance(given, dict) else given if isinstance(given, tuple) else (given,)
+            for a in given:
+                if isinstance(getattr(a, "id", None), str):
+                    message = f"the argument `{p}` of {op.what}, whose items it takes,"
+                    checks.append(gast.Expr(value=_call("expect_reiterable", name(a.id), const(message))))
+        return checks
 
     # ---- control flow ----------------------------------------------------------------------
     def adjoint_if(self, stmt):

@@ -288,6 +288,8 @@ def _may_differ(program, stmt) -> str:
     call = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr)) else None
     if isinstance(call, gast.Call) and call_effect(call, program.ns):
         return "state"
+    if isinstance(call, gast.Call) and iterated_names(program, call):
+        return "call"  # list(m) of an iterator m: empty when run again
     if op.kind == P.CALL:  # (c.tick() writing into self.n: param_writes)
         return "state" if function_effect(op.fn) is not None or param_writes(op.fn) else "call"
     if op.kind in (P.UNKNOWN, P.OPAQUE):
@@ -299,6 +301,38 @@ def _may_differ(program, stmt) -> str:
         )
         return "" if tracked else "state"
     return ""
+
+
+# builtins that take the items of what they are given
+_ITEM_TAKERS = (list, tuple, sorted, sum, min, max, any, all, set, frozenset, dict, enumerate, zip, map, filter)
+
+
+_ITERATOR_MAKERS = (map, filter, zip, iter, reversed, enumerate)
+
+
+def iterated_names(program, call) -> list[str]:
+    """The names that may hold an iterator whose items ``call`` takes (``list(m)``, ``sum(m)``): a parameter,
+    or a local bound by a call that may give one (a user function, ``map``, a generator expression)."""
+    if not any(program.ns.lookup(call.func) is b for b in _ITEM_TAKERS):
+        return []
+    return [a.id for a in call.args if isinstance(a, gast.Name) and _may_be_iterator(program, a.id)]
+
+
+def _may_be_iterator(program, var) -> bool:
+    if var in program.sequences:
+        return False
+    binders = [r for r in program.records.values() if var in r.targets and isinstance(r.stmt, gast.Assign)]
+    if not binders:
+        return var in program.params
+    for r in binders:
+        value = r.stmt.value
+        if r.kind == P.CALL or r.kind in (P.UNKNOWN, P.OPAQUE) or isinstance(value, gast.GeneratorExp):
+            return True
+        if isinstance(value, gast.Call) and any(
+            program.ns.lookup(value.func) is b for b in (map, filter, zip, iter, reversed, enumerate)
+        ):
+            return True
+    return False
 
 
 def _rematerializable(body, sites, shapes, unrestored, program):

@@ -31,6 +31,7 @@ nondifferentiable(runtime.keys_of, name="s2sad.runtime.keys_of")
 nondifferentiable(runtime.zip_length, name="s2sad.runtime.zip_length")
 nondifferentiable(runtime.expect_indexed, name="s2sad.runtime.expect_indexed")
 nondifferentiable(runtime.expect_unresized, name="s2sad.runtime.expect_unresized")
+nondifferentiable(runtime.expect_reiterable, name="s2sad.runtime.expect_reiterable")
 nondifferentiable(runtime.expect_dict, name="s2sad.runtime.expect_dict")
 nondifferentiable(runtime.unit_tangents, name="s2sad.runtime.unit_tangents")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -27,6 +28,7 @@ __all__ = [
     "arguments_of_jacobian",
     "expect_indexed",
     "expect_unresized",
+    "expect_reiterable",
     "copy_dict",
     "copy_of",
     "deep_copy",
@@ -344,6 +346,17 @@ def expect_unresized(seq, length):
         raise _refusal(
             "a loop over a list that its body makes longer or shorter (append, pop, extend, insert, remove) is "
             "not supported; iterate over a copy (list(xs)) or use a while loop"
+        )
+
+
+def expect_reiterable(value, message):
+    """Refuse an iterator (a generator, ``map(...)``, ``iter(xs)``) where derivative code takes its items a
+    second time (a called function's VJP runs it again, a Jacobian runs f once per column): the second run
+    would find it empty and give a wrong number."""
+    if isinstance(value, Iterator):
+        raise _refusal(
+            f"{message} is an iterator (a {type(value).__name__}): the derivative runs the code that takes its "
+            "items a second time and would find it empty; pass a list (list(it)) instead"
         )
 
 

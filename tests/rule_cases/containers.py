@@ -14,6 +14,7 @@ from s2sad.runtime import (
     deep_copy,
     expect_dict,
     expect_indexed,
+    expect_reiterable,
     expect_unresized,
     item_of,
     jacobian_of_arguments,
@@ -144,6 +145,12 @@ def expect_indexed_(x):
 @case("s2sad.runtime.expect_unresized", A(3))
 def expect_unresized_(x):
     expect_unresized([x, x], 2)
+    return x * x
+
+
+@case("s2sad.runtime.expect_reiterable", A(3))
+def expect_reiterable_(x):
+    expect_reiterable([x, x], "the argument `m` of g(), whose items it takes,")
     return x * x
 
 
