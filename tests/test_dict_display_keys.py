@@ -1,0 +1,77 @@
+"""A dict display whose keys are equal at run time (``{k1: a, k2: b}`` with ``k1 == k2``, ``{1: a, True: b}``,
+``{'a': a, 'a': b}``) keeps the last value at the first key's place: reverse mode gave the overwritten value a
+derivative (round 29).  Every mode against finite differences, keys equal and distinct."""
+
+import numpy as np
+import pytest
+from fd import numeric_grad
+
+import s2sad
+
+
+def numerical_grad(f, x):
+    return numeric_grad(f, [x], 0)
+
+
+def two_keys(x, k1, k2):
+    d = {k1: x[0], k2: x[1]}
+    return d[k2] * 3.0 + d[k1] * x[2]
+
+
+def repeated_constant(x, k1, k2):
+    d = {"a": x[0], "a": x[1]}  # noqa: F601
+    return d["a"] * 3.0 * x[2]
+
+
+def one_and_true(x, k1, k2):
+    d = {1: x[0], True: x[1], 2: x[2]}  # noqa: F601
+    return d[1] * d[2]
+
+
+def three_keys(x, k1, k2):
+    d = {"w": x[0], "b": x[1], k1: x[2] * 5}
+    return d["w"] * d["b"]
+
+
+def in_a_loop(x, k1, k2):
+    s = 0.0
+    for i in range(2):
+        d = {k1: x[i], k2: x[i + 1] ** 2}
+        s = s + d[k1] * d[k2]
+    return s
+
+
+X = np.array([0.5, 2.0, 1.5])
+KEYS = [("w", "w"), ("w", "b"), ("b", "b")]
+
+
+@pytest.mark.parametrize("k1,k2", KEYS)
+@pytest.mark.parametrize(
+    "f", [two_keys, repeated_constant, one_and_true, three_keys, in_a_loop], ids=lambda f: f.__name__
+)
+def test_every_mode_matches_finite_differences(f, k1, k2):
+    expected = numerical_grad(lambda x: f(x, k1, k2), X.copy())
+    value, g = s2sad.value_and_grad(f)(X, k1, k2)
+    assert value == f(X, k1, k2)
+    np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2sad.grad(f)(X, k1, k2), expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2sad.vjp(f)(X, k1, k2, seed=1.0), expected, rtol=1e-6, atol=1e-8)
+    tangents = [s2sad.jvp(f)(X, k1, k2, e)[1] for e in np.eye(3)]
+    np.testing.assert_allclose(tangents, expected, rtol=1e-6, atol=1e-8)
+    for mode in ("forward", "reverse"):
+        np.testing.assert_allclose(s2sad.jacobian(f, mode=mode)(X, k1, k2), expected, rtol=1e-6, atol=1e-8)
+    H = s2sad.hessian(f)(X, k1, k2)
+    fd_h = numerical_grad(lambda x: s2sad.grad(f)(x, k1, k2), X.copy())
+    np.testing.assert_allclose(H, fd_h, rtol=1e-5, atol=1e-6)
+
+
+def test_the_reported_case():
+    np.testing.assert_allclose(s2sad.grad(lambda x: {"w": x[0], "w" * 1: x[1]}["w"] * 3.0)(X), [0.0, 3.0, 0.0])
+    f = lambda x, k1, k2: {k1: x[0], k2: x[1]}[k2] * 3.0  # noqa: E731
+    np.testing.assert_allclose(s2sad.grad(f)(X, "w", "w"), [0.0, 3.0, 0.0])
+    np.testing.assert_allclose(s2sad.grad(f)(X, "w", "b"), [0.0, 3.0, 0.0])
+
+
+def test_distinct_constant_keys_keep_the_display():
+    text = s2sad.source(s2sad.grad(lambda x: {"w": x[0], "b": x[1]}["w"] * 2.0))
+    assert "set_item" not in text
