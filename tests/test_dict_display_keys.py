@@ -75,3 +75,25 @@ def test_the_reported_case():
 def test_distinct_constant_keys_keep_the_display():
     text = s2sad.source(s2sad.grad(lambda x: {"w": x[0], "b": x[1]}["w"] * 2.0))
     assert "set_item" not in text
+
+
+def zipped(x, it):
+    s = 0.0
+    for v, w in zip(it, x):
+        s = s + v * w
+    return s
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: [1.0, 2.0], lambda: iter([1.0, 2.0]), lambda: map(float, [1, 2]), lambda: (a for a in [1.0, 2.0])],
+    ids=["list", "list_iterator", "map", "generator"],
+)
+def test_a_read_only_loop_zips_an_iterator_argument(make):
+    """``zip(it, x)`` over an iterator parameter in a loop that writes nothing was refused as a loop that
+    writes in place (round 29): it iterates ``list(it)``, exact."""
+    x = np.array([1.0, 2.0])
+    value, g = s2sad.value_and_grad(zipped)(x, make())
+    assert value == zipped(x, make())
+    np.testing.assert_allclose(g, [1.0, 2.0])
+    np.testing.assert_allclose(s2sad.jvp(zipped)(x, make(), np.array([1.0, 1.0]))[1], 3.0)
