@@ -97,3 +97,17 @@ def test_a_read_only_loop_zips_an_iterator_argument(make):
     assert value == zipped(x, make())
     np.testing.assert_allclose(g, [1.0, 2.0])
     np.testing.assert_allclose(s2sad.jvp(zipped)(x, make(), np.array([1.0, 1.0]))[1], 3.0)
+
+
+def test_builtin_pow_is_the_power_operator():
+    """``pow(x, y)`` had no rule (round 29); three-argument pow (modular) is refused."""
+
+    def f(x):
+        return pow(x[0], 2) + pow(x[1], x[0]) + pow(2.0, x[1])
+
+    x = np.array([1.3, 0.7])
+    np.testing.assert_allclose(s2sad.grad(f)(x), numerical_grad(f, x.copy()), rtol=1e-6)
+    np.testing.assert_allclose(s2sad.hessian(f)(x), numerical_grad(s2sad.grad(f), x.copy()), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(s2sad.jvp(f)(x, np.array([1.0, 0.0]))[1], numerical_grad(f, x.copy())[0], rtol=1e-6)
+    with pytest.raises(s2sad.DifferentiationError, match="too many positional arguments"):
+        s2sad.grad(lambda v: pow(v, 2, 3))(2.0)
