@@ -111,3 +111,21 @@ def test_builtin_pow_is_the_power_operator():
     np.testing.assert_allclose(s2sad.jvp(f)(x, np.array([1.0, 0.0]))[1], numerical_grad(f, x.copy())[0], rtol=1e-6)
     with pytest.raises(s2sad.DifferentiationError, match="too many positional arguments"):
         s2sad.grad(lambda v: pow(v, 2, 3))(2.0)
+
+
+def test_an_import_inside_f_is_refused_at_the_import():
+    """``import numpy as onp`` inside f was refused as "name 'onp' is not defined" (round 29)."""
+
+    def f(x):
+        import numpy as onp
+
+        return onp.sin(x)
+
+    def g(x):
+        from math import sin
+
+        return sin(x)
+
+    for fn, name_ in ((f, "onp"), (g, "sin")):
+        with pytest.raises(s2sad.DifferentiationError, match=rf"`{name_}` is imported inside the differentiated"):
+            s2sad.grad(fn)(0.5)
