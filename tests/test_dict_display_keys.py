@@ -129,3 +129,25 @@ def test_an_import_inside_f_is_refused_at_the_import():
     for fn, name_ in ((f, "onp"), (g, "sin")):
         with pytest.raises(s2sad.DifferentiationError, match=rf"`{name_}` is imported inside the differentiated"):
             s2sad.grad(fn)(0.5)
+
+
+class _Base:
+    def f(self, v):
+        return v * 2
+
+
+class _Child(_Base):
+    def f(self, v):
+        return v * 3
+
+    def g(self, v):
+        return _Base.f(self, v) + self.f(v)
+
+
+def test_a_pure_method_named_like_a_draw_is_read_not_refused():
+    """``self.f(v)`` (``Generator.f`` is a draw) in a method whose class defines a pure ``f`` was refused by
+    jacobian and hessian as "may draw random numbers" (round 29)."""
+    child = _Child()
+    x = np.array([0.3, -0.6, 1.2])
+    np.testing.assert_allclose(s2sad.jacobian(lambda v: np.sum(child.g(v)))(x), [5.0, 5.0, 5.0])
+    np.testing.assert_allclose(s2sad.hessian(lambda v: np.sum(child.g(v) ** 2))(x), 50.0 * np.eye(3))
