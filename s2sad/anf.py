@@ -758,6 +758,13 @@ class _ANF(LoopSources):
             if len(node.keys) == 1:  # {**d}: a new dict holding d's items
                 return self.copy_dict(current, node)
             return current
+        if not _distinct_constants(node.keys):  # {k1: a, k2: b}: k1 == k2 at run time keeps b, at k1's place
+            self.ns.scope.setdefault("set_item", runtime.set_item)
+            current = self.atom_of(gast.Dict(keys=[self.atom(node.keys[0])], values=[self.atom(node.values[0])]), node)
+            for k, v in zip(node.keys[1:], node.values[1:]):
+                call = gast.Call(func=name("set_item"), args=[current, self.atom(k), self.atom(v)], keywords=[])
+                current = self.atom_of(call, node)
+            return current
         keys = [self.atom(k) for k in node.keys]
         return gast.Dict(keys=keys, values=[self.atom(v) for v in node.values])
 
@@ -2012,6 +2019,18 @@ _UNSUPPORTED = {
     "ImportFrom": "import statements inside a differentiated function are not supported; import at module level",
     "Match": "match statements are not supported yet; use if/elif",
 }
+
+
+def _distinct_constants(keys) -> bool:
+    """Whether the keys of a dict display are constants no two of which are equal (``1`` and ``True`` are)."""
+    if len(keys) < 2:
+        return True
+    if not all(isinstance(k, gast.Constant) for k in keys):
+        return False
+    try:
+        return len({k.value for k in keys}) == len(keys)
+    except TypeError:  # (an unhashable key: Python raises too)
+        return True
 
 
 def _source(node) -> str:

@@ -306,9 +306,10 @@ def _effect_at(n, fn, params, own, made, seeded, resolve, root_name, active):
                 return f"`.{f.attr}()` changes `{root}`, which it did not create"
         obj = resolve(f)
         if obj is MISSING:
-            if isinstance(f, gast.Attribute) and f.attr in RANDOM_METHODS and not _fresh(f.value, made, resolve):
-                return f"`.{f.attr}()` may draw random numbers"
-            method = _self_method(fn, f, params)
+            method = _self_method(fn, f, params)  # (self.f(v) of a pure method f: not Generator.f's draw)
+            if method is None and isinstance(f, gast.Attribute) and f.attr in RANDOM_METHODS:
+                if not _fresh(f.value, made, resolve):
+                    return f"`.{f.attr}()` may draw random numbers"
             if method is not None:
                 inner = function_effect(method, active)
                 if inner is not None:
@@ -366,7 +367,18 @@ def _self_method(fn, func, params):
         return None
     found = inspect.getattr_static(cls, func.attr, None)
     found = getattr(found, "__func__", found)
-    return found if isinstance(found, types.FunctionType) else None
+    if not isinstance(found, types.FunctionType):
+        return None
+    subclasses, seen = list(cls.__subclasses__()), set()
+    while subclasses:  # a subclass's own m (self may be one): not known here
+        sub = subclasses.pop()
+        if sub in seen:
+            continue
+        seen.add(sub)
+        if func.attr in vars(sub):
+            return None
+        subclasses += sub.__subclasses__()
+    return found
 
 
 def argument_change(fn):

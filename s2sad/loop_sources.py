@@ -318,7 +318,9 @@ class LoopSources:
         if isinstance(it, gast.GeneratorExp) or iterator:
             it = gast.Call(func=name("list"), args=[it], keywords=[])  # an iterator: its items, listed
         seq = self.atom(it)
-        if self.listed(it, node):
+        param = isinstance(it, gast.Name) and it.id in self.params
+        if self.listed(it, node) or param and self.unindexed.get(seq.id) is None and self.reads_only(node):
+            # (a parameter read by a loop that writes nothing: its items, whatever it is, an iterator too)
             seq = self.atom_of(gast.Call(func=name("list"), args=[seq], keywords=[]), node)
         elif (
             isinstance(seq, gast.Name)

@@ -165,8 +165,26 @@ def resolve(parsed: Parsed, scope: dict | None = None) -> Namespace:
             if obj is not _MISSING:
                 ns.used[node.id] = obj
             elif ns.lookup_name(node.id) is _MISSING:
+                imported = _local_import(parsed.tree, node.id)
+                if imported is not None:
+                    raise parsed.loc.error(
+                        imported,
+                        f"`{node.id}` is imported inside the differentiated function; import statements are not "
+                        "supported there: import at module level",
+                    )
                 raise parsed.loc.error(node, f"name '{node.id}' is not defined")
     return ns
+
+
+def _local_import(tree, name_):
+    """The ``import`` statement of the function's code that binds ``name_``, or None."""
+    for node in walk(tree):
+        if isinstance(node, (gast.Import, gast.ImportFrom)):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                if bound == name_:
+                    return node
+    return None
 
 
 MISSING = _MISSING

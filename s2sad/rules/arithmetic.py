@@ -3,6 +3,7 @@
 Floor division (``//``, ``np.floor_divide``) is piecewise constant: it is registered as
 nondifferentiable in ``nondifferentiable.py``."""
 
+import builtins
 import operator
 
 import numpy as np
@@ -72,13 +73,13 @@ def divide(z, x, y):
     dz = np.divide(dx, y) - np.divide(dy * z, y)
 
 
-@reverse_rule(operator.pow, np.power, kind=ELEMENTWISE)
+@reverse_rule(operator.pow, np.power, builtins.pow, kind=ELEMENTWISE)
 def pow(z, x, y):
     bx += bz * pow_deriv(x, y, 1)
     by += bz * z * np.log(np.where(x == 0, 1.0, x))  # 0 where x == 0 (z is 0 there), at every order
 
 
-@forward_rule(operator.pow, np.power, kind=ELEMENTWISE)
+@forward_rule(operator.pow, np.power, builtins.pow, kind=ELEMENTWISE)
 def pow(z, x, y):
     dz = tangent_times(dx, pow_deriv(x, y, 1)) + tangent_times(dy, z * np.log(np.where(x == 0, 1.0, x)))
 
