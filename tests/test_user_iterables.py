@@ -50,8 +50,7 @@ class OnlyIter:
         self.v = v
 
     def __iter__(self):
-        for a in self.v:
-            yield a
+        yield from self.v
 
 
 class W:
@@ -179,7 +178,55 @@ def sparse_of_x(x):
     return s
 
 
+def unpacked_object(x):
+    a, b = Sparse({1: 2.0, 5: 3.0})
+    return a * x[0] + b * x[1]
+
+
+def unpacked_object_of_x(x):
+    a, b = Sparse({1: x[2], 5: 3.0})
+    return a * x[0] + b * x[1]
+
+
+def max_object_of_x(x):
+    return max(Sparse({1: x[2], 5: 3.0})) * x[0]
+
+
+def reversed_object_of_x(x):
+    s = 0.0
+    for v in reversed(Stack([x[0], 2.0])):
+        s = s * x[1] + v
+    return s
+
+
+G = Sparse({0: 1.0, 5: 4.0})
+GD = {"a": 1.0, "b": 2.0}
+
+
+def max_global(x):
+    return max(G) * x[0] + len(max(GD)) * x[1]
+
+
+def reversed_global(x):
+    s = 1.0
+    for b in reversed(GD):
+        s = s * x[0] + len(b)
+    return s
+
+
+def make_sparse():
+    return Sparse({0: 1.0, 5: 4.0})
+
+
+def max_helper_result(x):
+    return max(make_sparse()) * x[0]
+
+
 EXACT = [
+    unpacked_object,
+    max_global,
+    reversed_global,
+    max_helper_result,
     zip_sparse,
     max_sparse,
     min_sparse,
@@ -216,7 +263,11 @@ def test_iterated_as_python_iterates(f):
     np.testing.assert_allclose(s2sad.jacobian(f)(X.copy()), numeric_jacobian(f, [X], 0), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("f", [only_iter_of_x, sparse_of_x], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "f",
+    [only_iter_of_x, sparse_of_x, unpacked_object_of_x, max_object_of_x, reversed_object_of_x],
+    ids=lambda f: f.__name__,
+)
 def test_iterated_differentiated_items_exact_or_refused(f):
     symptoms = check(f, [X.copy()])
     assert not symptoms, "\n".join(symptoms)
@@ -274,7 +325,39 @@ OWN = [
 
 
 @pytest.mark.parametrize("f", OWN, ids=lambda f: f.__name__)
-def test_own_dunder_exact_or_refused(f):
+def test_own_dunder_is_its_method(f):
+    assert_exact(f, [X.copy()])
+    np.testing.assert_allclose(s2sad.jacobian(f)(X.copy()), numeric_jacobian(f, [X], 0), rtol=1e-5, atol=1e-6)
+
+
+def make_w(v):
+    return W(v)
+
+
+def round_helper_result(x):
+    return round(make_w(x[0])) + x[1]
+
+
+def floor_item(x):
+    ws = [W(x[0]), W(x[1])]
+    return math.floor(ws[0]) + x[1]
+
+
+def getitem_helper_result(x):
+    return make_w(x[0])[1] + x[1]
+
+
+def round_rebound(x):
+    w = W(x[0])
+    if x[1] > 0:
+        w = x[2]
+    return round(w) + x[1]
+
+
+@pytest.mark.parametrize(
+    "f", [round_helper_result, floor_item, getitem_helper_result, round_rebound], ids=lambda f: f.__name__
+)
+def test_own_dunder_unknown_class_exact_or_refused(f):
     symptoms = check(f, [X.copy()])
     assert not symptoms, "\n".join(symptoms)
     check_jacobian(f, X.copy())
