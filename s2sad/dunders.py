@@ -61,9 +61,18 @@ def rewritten(node, ns, classes: dict, callee=None):
     of an object f builds of a user class defining that method; else None."""
     if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
         cls = _class_of(node.value, ns, classes)
-        if cls is None or not _own(cls, "__getitem__") or isinstance(node.slice, gast.Slice):
+        if cls is None or not _own(cls, "__getitem__"):
             return None
-        return _method(node.value, "__getitem__", [node.slice])
+        index = node.slice
+        if isinstance(index, gast.Slice):  # w[1:3]: w.__getitem__(slice(1, 3, None))
+            parts = [
+                p if p is not None else gast.Constant(value=None, kind=None)
+                for p in (index.lower, index.upper, index.step)
+            ]
+            index = gast.Call(
+                func=gast.Name(id="slice", ctx=gast.Load(), annotation=None, type_comment=None), args=parts, keywords=[]
+            )
+        return _method(node.value, "__getitem__", [index])
     if not isinstance(node, gast.Call) or node.keywords or not node.args:
         return None
     if any(isinstance(a, gast.Starred) for a in node.args):

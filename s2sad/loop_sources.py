@@ -250,8 +250,8 @@ class LoopSources:
         if self.ns.lookup_name("list") is not builtins.list:
             return False
         for n in walk(loop):
-            if appends and _appends(n, self.ns.locals):
-                continue
+            if appends and _appends(n, self.ns.locals) and self.env.get(n.func.value.id) not in self.unindexed:
+                continue  # (not st.append(v) of an object: its own method, which may change what it iterates)
             if (
                 isinstance(n, gast.AugAssign)
                 or isinstance(n, (gast.Subscript, gast.Attribute))

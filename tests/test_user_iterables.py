@@ -199,6 +199,21 @@ def reversed_object_of_x(x):
     return s
 
 
+class Growing(Stack):
+    def append(self, v):
+        self.v.append(v)
+
+
+def grows_while_iterated(x):
+    st = Growing([1.0, 2.0])
+    s = 0.0
+    for b in st:
+        s = s + b * x[0]
+        if len(st) < 4:
+            st.append(3.0)
+    return s
+
+
 G = Sparse({0: 1.0, 5: 4.0})
 GD = {"a": 1.0, "b": 2.0}
 
@@ -265,7 +280,7 @@ def test_iterated_as_python_iterates(f):
 
 @pytest.mark.parametrize(
     "f",
-    [only_iter_of_x, sparse_of_x, unpacked_object_of_x, max_object_of_x, reversed_object_of_x],
+    [only_iter_of_x, sparse_of_x, unpacked_object_of_x, max_object_of_x, reversed_object_of_x, grows_while_iterated],
     ids=lambda f: f.__name__,
 )
 def test_iterated_differentiated_items_exact_or_refused(f):
@@ -311,7 +326,20 @@ def round_named(x):
     return round(w, 2) + x[1]
 
 
+class Scaled:
+    def __init__(self, v):
+        self.v = v
+
+    def __getitem__(self, i):
+        return self.v[i] * 2.0
+
+
+def sliced_built(x):
+    return np.sum(Scaled(x)[1:3] ** 2)
+
+
 OWN = [
+    sliced_built,
     getitem_built,
     getitem_constant,
     round_built,
@@ -354,8 +382,27 @@ def round_rebound(x):
     return round(w) + x[1]
 
 
+def float_helper_result(x):
+    return float(make_w(x[0])) * x[1]
+
+
+def sin_of_object(x):
+    return math.sin(make_w(x[0])) + x[1]
+
+
+def round_refused(x):
+    return round(make_w(x[0])) + x[1]
+
+
+def test_round_refusal_names_the_line():
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_user_iterables.py:\d+:\d+: round\(\.\.\.\) of an"):
+        s2sad.grad(round_refused)(X.copy())
+
+
 @pytest.mark.parametrize(
-    "f", [round_helper_result, floor_item, getitem_helper_result, round_rebound], ids=lambda f: f.__name__
+    "f",
+    [round_helper_result, floor_item, getitem_helper_result, round_rebound, float_helper_result, sin_of_object],
+    ids=lambda f: f.__name__,
 )
 def test_own_dunder_unknown_class_exact_or_refused(f):
     symptoms = check(f, [X.copy()])
