@@ -344,7 +344,7 @@ class _ANF(LoopSources):
         self.in_place_tests: dict = {}  # cond -> (its version, x, x's version) for cond = updates_in_place(x)
         self.dicts: set[str] = set()  # names holding a dict f built: d[k] = v makes a new version
         # names holding what position does not index ("not": a dict, a set, an iterator; see listed), or
-        # may ("maybe": a user function's result)
+        # may ("maybe": a user function's result; "object": an object of a user class f builds)
         self.unindexed: dict[str, str] = {}
         self.mappings = _mapping_params(tree)  # parameters f reads with a string key: dicts
         self.container_copies = _container_copies(tree)  # lst = xs.copy() used as a list or dict
@@ -406,7 +406,8 @@ class _ANF(LoopSources):
                 self.unindexed[t] = self.unindexed[value.id]
             elif self.not_indexed(value):
                 maybe = isinstance(value, gast.Call) and is_user_function(self.ns.lookup(value.func))
-                self.unindexed[t] = "maybe" if maybe else "not"
+                built = isinstance(value, gast.Call) and self.user_result(value)
+                self.unindexed[t] = "maybe" if maybe else "object" if built else "not"
             else:
                 self.unindexed.pop(t, None)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
@@ -1679,7 +1680,9 @@ class _ANF(LoopSources):
             k = name(self.names.fresh("k", Role.FLAG), gast.Store())
             self.loop(node, rng, k, items)
             return
-        if call and builtin is reversed:
+        if call and builtin is reversed and len(it.args) == 1 and self.own_order(it.args[0]):
+            it = gast.Call(func=name("list"), args=[it], keywords=[])  # its own __reversed__: as Python reads it
+        elif call and builtin is reversed:
             seq = self.atom(it.args[0])
             k = name(self.names.fresh("k", Role.FLAG), gast.Store())
             rng = gast.Call(

@@ -32,9 +32,10 @@ import types
 import gast
 import numpy as np
 
-from . import runtime, star
+from . import dunders, runtime, star
 from .ir import VALUE_CONSUMERS, copy_tree, is_dict_view, out_arguments, walk
 from .naming import Names, all_names, assign, const, name
+from .primitives import is_user_class, is_user_function
 from .resolve import MISSING, among, dotted
 
 _METHODS = {"item": "ndarray_item", "tolist": "ndarray_tolist"}  # array methods spelled as helper calls
@@ -77,7 +78,7 @@ def _needs_work(tree, ns) -> bool:
                 return True
     if _mapping_method_params(tree):
         return True
-    return False
+    return dunders.reads_own(tree, ns)
 
 
 # ufunc methods spelled as the NumPy function that computes the same (``np.add.reduce(x)`` is
@@ -164,6 +165,8 @@ class _Desugar:
         self.dict_params = _dict_parameters(tree)
         self.mapping_params = _mapping_method_params(tree)
         self.built_dicts = _built_dicts(tree)  # names bound to a dict display or dict(...)
+        self.built_objects = _built_objects(tree, ns)  # names bound to an object of a user class, or a user call
+        self.classes = dunders.built_classes(tree, ns)  # names bound to objects of one user class only
         self.iterated = {id(n.iter) for n in walk(tree) if isinstance(n, (gast.For, gast.comprehension))}
         self.tuples, self.dicts = star.known_tuples(tree), star.known_dicts(tree)  # f(*t), f(**d), d.get
 
@@ -408,6 +411,9 @@ class _Desugar:
             node.args = args
             for kw in node.keywords:
                 kw.value = self.expr(kw.value, pre, stmt)
+            spelled = dunders.rewritten(node, self.ns, self.classes, callee)
+            if spelled is not None:  # round(w): w.__round__(), the method of w's class
+                return spelled
             if callee in (builtins.max, builtins.min) and args and all(k.arg == "key" for k in node.keywords):
                 return self.extremum(callee, args, pre, stmt, node.keywords)
             if callee is builtins.sorted and len(args) == 1 and all(k.arg in ("key", "reverse") for k in node.keywords):
@@ -460,7 +466,8 @@ class _Desugar:
                 setattr(node, field, [self.expr(v, pre, stmt) if isinstance(v, gast.expr) else v for v in value])
             elif isinstance(value, gast.expr):
                 setattr(node, field, self.expr(value, pre, stmt))
-        return node
+        spelled = dunders.rewritten(node, self.ns, self.classes) if isinstance(node, gast.Subscript) else None
+        return node if spelled is None else spelled  # w[i]: w.__getitem__(i)
 
     def mapping_method(self, call, method, pre, stmt):
         """``d.values()``, ``d.items()``, ``d.keys()`` and ``d.get(k, default)`` of a dict parameter
@@ -537,14 +544,17 @@ class _Desugar:
         """``max(a, b)`` as ``b if b > a else a`` (Python keeps the first of equal items); ``max(xs)``,
         ``max(a, b, c)`` and ``max(xs, key=k)`` as the item at ``index_of_max(..., key=k)``.  The
         derivative is the returned item's (the choice is piecewise constant, as for JAX's sort)."""
-        args = [a if isinstance(a, gast.Starred) else self.atom(a, pre, stmt) for a in args]
         if any(isinstance(a, gast.Starred) for a in args):
+            args = [a if isinstance(a, gast.Starred) else self.atom(a, pre, stmt) for a in args]
             return gast.Call(func=name(callee.__name__), args=args, keywords=list(keywords))
         if len(args) == 2 and not keywords:
-            a, b = args
+            a, b = (self.atom(a, pre, stmt) for a in args)
             op = gast.Gt() if callee is builtins.max else gast.Lt()
             test = gast.Compare(left=copy_tree(b), ops=[op], comparators=[copy_tree(a)])
             return gast.IfExp(test=test, body=b, orelse=a)
+        if len(args) == 1 and self.own_iteration(args[0]):  # max(Sparse(d)): what its __iter__ gives
+            args = [gast.Call(func=name("list"), args=args, keywords=[])]
+        args = [a if isinstance(a, gast.Starred) else self.atom(a, pre, stmt) for a in args]
         seq = args[0] if len(args) == 1 else self.atom(gast.Tuple(elts=args, ctx=gast.Load()), pre, stmt)
         if len(args) == 1 and isinstance(seq, gast.Name) and self.may_be_mapping(seq.id):
             seq = self.atom(gast.Call(func=name("list"), args=[seq], keywords=[]), pre, stmt)  # max(d, key=d.get)
@@ -553,6 +563,20 @@ class _Desugar:
         k = self.fresh("k")
         pre.append(_located(assign(k, gast.Call(func=name(helper), args=[seq], keywords=list(keywords))), stmt))
         return gast.Subscript(value=copy_tree(seq), slice=name(k), ctx=gast.Load())
+
+    def own_iteration(self, node) -> bool:
+        """Whether iterating ``node`` may give other items than ``node[0], node[1], ...``: an object f
+        builds of a user class (its own ``__iter__``), a user function's result, a name bound to one of
+        these, a global or closure value that is not a list, tuple, array, range or string."""
+        if isinstance(node, gast.Call):
+            fn = self.ns.lookup(node.func)
+            return is_user_class(fn) or is_user_function(fn)
+        if isinstance(node, gast.Name) and node.id in self.ns.locals:
+            return node.id in self.built_objects
+        if isinstance(node, gast.Name):
+            value = self.ns.user_value(node.id)
+            return value is not MISSING and not isinstance(value, (np.ndarray, list, tuple, range, str))
+        return False
 
     def may_be_mapping(self, n: str) -> bool:
         """A name of a dict f builds or a dict parameter (iterating it gives its keys, not ``d[0], d[1]``)."""
@@ -957,6 +981,21 @@ def _built_dicts(tree) -> set[str]:
             and isinstance(n.value.func, gast.Name)
             and n.value.func.id == "dict"
         )
+    }
+
+
+def _built_objects(tree, ns) -> set[str]:
+    """The names f binds to an object of a user class or a user function's result (``sp = Sparse(d)``)."""
+    return {
+        n.targets[0].id
+        for n in walk(tree)
+        if isinstance(n, gast.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0], gast.Name)
+        and isinstance(n.value, gast.Call)
+        and dotted(n.value.func) is not None
+        and dotted(n.value.func).split(".")[0] not in ns.locals
+        and (is_user_class(ns.lookup(n.value.func)) or is_user_function(ns.lookup(n.value.func)))
     }
 
 

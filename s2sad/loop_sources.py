@@ -20,7 +20,7 @@ import numpy as np
 from . import runtime
 from .ir import copy_tree, is_dict_view, walk
 from .naming import Role, assign, const, name
-from .primitives import is_user_function
+from .primitives import is_user_class, is_user_function
 from .resolve import MISSING, dotted
 from .star import SAFE_KEY
 
@@ -81,6 +81,17 @@ def resizes(body, seq: str):
             ):
                 return n
     return None
+
+
+def _appends(n, locals_) -> bool:
+    """``ys.append(v)`` of a local name ``ys``."""
+    return (
+        isinstance(n, gast.Call)
+        and isinstance(n.func, gast.Attribute)
+        and n.func.attr == "append"
+        and isinstance(n.func.value, gast.Name)
+        and n.func.value.id in locals_
+    )
 
 
 class LoopSources:
@@ -169,8 +180,12 @@ class LoopSources:
                 )
             if is_user_function(fn):  # its result's type is known only at run time
                 return self.reads_only(loop)
+            if is_user_class(fn):  # an object f builds: iterated by its own __iter__ (a comprehension's too)
+                return self.reads_only(loop, appends=True)
         if isinstance(it, gast.Name) and it.id in self.ns.locals:  # d = ORDER, d = make(x): for k in d
             kind = self.unindexed.get(self.load(it).id)
+            if kind == "object":
+                return self.reads_only(loop, appends=True)
             return kind == "not" or kind == "maybe" and self.reads_only(loop)
         if isinstance(it, gast.Attribute) and dotted(it) is not None and self.typed_path(it) is None:
             root = dotted(it).split(".")[0]
@@ -191,6 +206,7 @@ class LoopSources:
                 or getattr(fn, "__module__", None) == "itertools"
                 or isinstance(owner, (dict, set, frozenset))
                 or is_user_function(fn)
+                or is_user_class(fn)
             )
         if isinstance(it, gast.Name) and it.id not in self.ns.locals:
             value = self.ns.user_value(it.id)
@@ -227,12 +243,15 @@ class LoopSources:
             return False
         return self.reads_only(loop)
 
-    def reads_only(self, loop) -> bool:
+    def reads_only(self, loop, appends=False) -> bool:
         """The loop writes into nothing and calls no method or local function (``list(d)`` holds d's
-        items, not the memory a write would change)."""
+        items, not the memory a write would change); ``appends``: but for ``ys.append(v)`` into a local
+        list (a comprehension's loop), which changes no item."""
         if self.ns.lookup_name("list") is not builtins.list:
             return False
         for n in walk(loop):
+            if appends and _appends(n, self.ns.locals) and self.env.get(n.func.value.id) not in self.unindexed:
+                continue  # (not st.append(v) of an object: its own method, which may change what it iterates)
             if (
                 isinstance(n, gast.AugAssign)
                 or isinstance(n, (gast.Subscript, gast.Attribute))
@@ -311,7 +330,8 @@ class LoopSources:
             fn = self.ns.lookup(it.func)
             if fn is iter:  # zip(iter(xs), ys): the items of xs
                 return self.sequence(it.args[0], target, node)
-            if fn is reversed and not self.is_a_dict(it.args[0], node):  # zip(reversed(xs), ys): xs[::-1]
+            if fn is reversed and not self.is_a_dict(it.args[0], node) and not self.own_order(it.args[0]):
+                # zip(reversed(xs), ys): xs[::-1]
                 backwards = gast.Slice(lower=None, upper=None, step=const(-1))
                 it = gast.Subscript(value=it.args[0], slice=backwards, ctx=gast.Load())
         iterator = isinstance(it, gast.Call) and call and any(self.ns.lookup(it.func) is f for f in _ITERATORS)
@@ -324,12 +344,21 @@ class LoopSources:
             seq = self.atom_of(gast.Call(func=name("list"), args=[seq], keywords=[]), node)
         elif (
             isinstance(seq, gast.Name)
-            and (self.unindexed.get(seq.id) == "maybe" or isinstance(it, gast.Name) and it.id in self.params)
+            and (
+                self.unindexed.get(seq.id) in ("maybe", "object") or isinstance(it, gast.Name) and it.id in self.params
+            )
             or self.user_result(it)
         ):  # for row in a: row += v over a parameter (a dict's keys would be read as a[0], a[1], ...)
             self.ns.scope.setdefault("expect_indexed", runtime.expect_indexed)  # a loop writing in place
             self.emit(gast.Expr(value=gast.Call(func=name("expect_indexed"), args=[seq], keywords=[])), node)
         return self.len_range(seq), [(target, seq, None)]
+
+    def own_order(self, it) -> bool:
+        """Whether ``it`` may be an object whose ``reversed(it)`` is its own (``__reversed__``, or
+        ``__iter__`` not indexing): listed as ``list(reversed(it))``, as Python reads it."""
+        if isinstance(it, gast.Name) and it.id in self.ns.locals:
+            return self.unindexed.get(self.load(it).id) is not None
+        return self.not_indexed(it)
 
     def is_a_dict(self, it, node) -> bool:
         """Whether ``it`` is a dict or one of its views (its items are not ``it[0], it[1], ...``)."""
@@ -350,7 +379,7 @@ class LoopSources:
         if is_dict_view(xs) or local_dict or self.may_be_a_dict(xs, node) or self.listed(xs, node):
             seq = self.atom_of(gast.Call(func=name("list"), args=[seq], keywords=[]), node)
         elif isinstance(seq, gast.Name) and (
-            self.unindexed.get(seq.id) == "maybe" or isinstance(xs, gast.Name) and xs.id in self.params
+            self.unindexed.get(seq.id) in ("maybe", "object") or isinstance(xs, gast.Name) and xs.id in self.params
         ):
             self.ns.scope.setdefault("expect_indexed", runtime.expect_indexed)  # (a dict would be sliced)
             self.emit(gast.Expr(value=gast.Call(func=name("expect_indexed"), args=[seq], keywords=[])), node)
@@ -360,7 +389,10 @@ class LoopSources:
         self.loop(node, self.len_range(rest), k, [(target.elts[0], seq, None), (target.elts[1], rest, None)])
 
     def user_result(self, it) -> bool:
-        return isinstance(it, gast.Call) and is_user_function(self.ns.lookup(it.func))
+        """A user function's result or an object of a user class ``it`` builds: its type is known at run time."""
+        return isinstance(it, gast.Call) and (
+            is_user_function(self.ns.lookup(it.func)) or is_user_class(self.ns.lookup(it.func))
+        )
 
     def len_range(self, seq):
         return gast.Call(func=name("range"), args=[_len(seq)], keywords=[])

@@ -22,6 +22,8 @@ return what its rules compute from its parameters and constants (``returns_seen`
 
 from __future__ import annotations
 
+import builtins
+import math
 import operator
 
 import gast
@@ -139,9 +141,9 @@ def operand_checks(program, active: set, ns) -> dict:
     differentiated operation takes as an operand, a differentiated call passes to a user function, or
     a differentiated write or ``append`` stores into."""
     unseen = unseen_names(program, active)
+    checks: dict = step_checks(program, unseen, ns)
     if not unseen:
-        return {}
-    checks: dict = {}
+        return checks
     for stmt, record in program.records.items():
         op = record.op
         if op is None or not isinstance(stmt, (gast.Assign, gast.Expr)):
@@ -168,8 +170,61 @@ def operand_checks(program, active: set, ns) -> dict:
 
         ns.scope.setdefault("expect_plain", expect_plain)
         message = f"{op.what or 'this operation'} of a value whose type s2sad sees only when the code runs"
-        checks[stmt] = [
+        checks.setdefault(stmt, []).extend(
             gast.Expr(value=gast.Call(func=name("expect_plain"), args=[name(n), const(message)], keywords=[]))
             for n in seen_here
-        ]
+        )
+    return checks
+
+
+_STEPS = {builtins.round: "__round__", math.floor: "__floor__", math.ceil: "__ceil__", math.trunc: "__trunc__"}
+
+
+def _step(fn):
+    """The method of its operand's class that ``fn`` calls (``round``: ``__round__``; ``float`` and the
+    other functions of ``math``: ``__float__``), or None."""
+    try:
+        method = _STEPS.get(fn)
+    except TypeError:  # (an unhashable callable)
+        return None
+    if method is None and (fn is builtins.float or getattr(fn, "__module__", None) == "math"):
+        return "__float__"
+    return method
+
+
+def step_checks(program, unseen: set, ns) -> dict:
+    """Statement -> ``expect_no_own`` before ``round(w)`` (``math.floor``, ``ceil``, ``trunc``: a step of
+    derivative 0 for a number; ``float(w)``, ``math.sin(w)``: ``w.__float__()``) of a name that may hold
+    an object whose class defines that method itself: an unseen value, an object of a user class f builds
+    (where :mod:`dunders` did not spell the call as its method), a user function's result (its twin
+    objects are seen), an item, attribute or copy of one."""
+    steps = [(s, r.op) for s, r in program.records.items() if r.op is not None and _step(r.op.fn)]
+    steps = [(s, op) for s, op in steps if op.args and isinstance(op.args[0], gast.Name)]
+    if not steps:
+        return {}
+    objects = set(unseen)
+    while True:
+        before = len(objects)
+        for stmt, record in program.records.items():
+            op = record.op
+            if op is None or not isinstance(stmt, gast.Assign):
+                continue
+            made = P.is_user_class(op.fn) or op.kind in (P.CALL, P.UNKNOWN, P.OPAQUE) and not _library(op.fn)
+            passes = op.kind in (P.COPY, P.GETITEM, P.BUILD, P.UNPACK) or _passes(op)
+            if made or passes and _any([*op.args, *op.keywords.values()], objects):
+                objects.update(targets(stmt))
+        if len(objects) == before:
+            break
+    checks: dict = {}
+    from .runtime import expect_no_own
+
+    for stmt, op in steps:
+        method = _step(op.fn)
+        what = f"{getattr(op.fn, '__name__', 'this function')}(...)"
+        operands = op.args[:1] if method != "__float__" else op.args  # (math.atan2(y, x): both)
+        for a in _names(operands):
+            if a in objects:
+                ns.scope.setdefault("expect_no_own", expect_no_own)
+                call = gast.Call(func=name("expect_no_own"), args=[name(a), const(method), const(what)], keywords=[])
+                checks.setdefault(stmt, []).append(gast.Expr(value=call))
     return checks

@@ -113,6 +113,21 @@ def is_user_function(obj) -> bool:
     return module.split(".")[0] not in ("numpy", "s2sad", "math", "builtins", "scipy") and not _in_stdlib(obj)
 
 
+def is_user_class(obj) -> bool:
+    """A class of user code (not Python's, NumPy's or s2sad's): the objects its call makes are read through
+    their own ``__iter__``, ``__getitem__``, ``__round__``... (known only when the code runs)."""
+    if not isinstance(obj, type):
+        return False
+    module = (getattr(obj, "__module__", "") or "").split(".")[0]
+    return module not in _LIBRARIES
+
+
+_LIBRARIES = frozenset(
+    {"numpy", "s2sad", "math", "builtins", "scipy", "collections", "typing", "functools", "itertools", "fractions"}
+    | {"decimal", "array", "enum", "dataclasses"}
+)
+
+
 def _stdlib_dirs() -> tuple[str, ...]:
     import os
     import sysconfig

@@ -26,6 +26,7 @@ from .trees import (
 
 __all__ = [
     "appended_number",
+    "expect_no_own",
     "stored",
     "broadcast_like",
     "unbroadcast",
@@ -569,6 +570,18 @@ def expect_array(x, message):
     followed a slice of ``x`` as a view of its memory)."""
     if type(x) is not np.ndarray:
         raise _refusal(message)
+
+
+def expect_no_own(x, method, message):
+    """Nothing unless ``x`` is an object of a user class defining ``method`` (``__round__`` for
+    ``round(x)``, ``__float__`` for ``math.sin(x)``), which Python calls there: s2sad's rule is a number's."""
+    klass = next((k for k in type(x).__mro__ if method in vars(k)), None)
+    if klass is not None and klass.__module__.split(".")[0] not in ("builtins", "numpy"):
+        raise _refusal(
+            f"{message} of an object of class {type(x).__qualname__}, which defines its own {method}: s2sad's "
+            f"rule is for a number, not this object's method; call its {method}() in f (a method s2sad reads), "
+            "or build the object in f where its class is named"
+        )
 
 
 def expect_plain(x, message):

@@ -59,6 +59,26 @@ def sorted_order(items, key=None, reverse=False):
     return sorted(range(len(items)), key=_keyed(items, key), reverse=reverse)
 
 
+def _expect_items(x):
+    """Refuse listing (``list(x)``, ``for v in x``, ``a, b = x``) an object whose iteration is its class's
+    own code (``__iter__`` of a user class) holding differentiated values: s2sad does not read that code,
+    so it cannot say which of its fields each item comes from."""
+    if isinstance(x, (dict, list, tuple, set, frozenset, range, str)) and type(x).__iter__ in _PLAIN_ITER:
+        return
+    if type(x).__module__.split(".")[0] in ("builtins", "numpy"):
+        return
+    from .trees import _refusal
+
+    raise _refusal(
+        f"iterating over an object of class {type(x).__name__} (its own __iter__) whose data is differentiated is "
+        "not supported: s2sad does not differentiate through __iter__; iterate over the list or array it holds "
+        "in f, or keep the object a constant"
+    )
+
+
+_PLAIN_ITER = tuple(t.__iter__ for t in (dict, list, tuple, set, frozenset, range, str))
+
+
 def unpacked_adjoint(parts, x):
     """Adjoint of ``a, b, ... = x`` (and of ``list(x)``, ``tuple(x)``) from the adjoints of ``a, b, ...``:
     stacked into an array when ``x`` is an array (its rows were unpacked), zeros for a dict (its keys
@@ -66,6 +86,7 @@ def unpacked_adjoint(parts, x):
     array: the adjoint of this function itself)."""
     if isinstance(x, np.ndarray):
         return np.stack([np.broadcast_to(p, np.shape(x)[1:]) for p in parts])
+    _expect_items(x)
     if isinstance(x, dict):  # its keys were unpacked: no derivative
         from .core import zeros_like
 
@@ -84,6 +105,7 @@ def listed(g):
 def unpacked_tangent(dx, x):
     """Tangent of ``list(x)`` (``for v in x``) from the tangent ``dx`` of ``x``: its items, or zeros
     for a dict (its keys, which carry no derivative)."""
+    _expect_items(x)
     if isinstance(x, dict):
         from .core import zeros_like
 
