@@ -9,6 +9,7 @@ from s2sad.runtime import (
     expect_apart,
     expect_array,
     expect_field,
+    expect_no_own,
     expect_plain,
     is_view,
     last_writes,
@@ -53,6 +54,12 @@ def expect_array_is_a_check(x):
 @case("s2sad.runtime.expect_plain", A(3))
 def expect_plain_is_a_check(x):
     expect_plain(x, "never: x is an array")
+    return x * x
+
+
+@case("s2sad.runtime.expect_no_own", A(3))
+def expect_no_own_is_a_check(x):
+    expect_no_own(x, "__round__", "never: x is an array")
     return x * x
 
 
