@@ -17,7 +17,7 @@ _unchanged = watched(
     's2sad generated_examples/polar.py:polar --mode jacobian -o generated_examples/polar_jacobian.py',
     ('polar.polar', vars(_polar), 'polar'),
     ('polar.np', vars(_polar), 'np'),
-    ('polar.polar.__code__', _polar.polar, '__code__', ('polar', 6, '8f1913887ac4665d')),
+    ('polar.polar.__code__', _polar.polar, '__code__', ('polar', 6, 'b75676d317cb2b5a')),
 )
 
 

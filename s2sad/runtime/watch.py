@@ -3,8 +3,8 @@ derivative: ``_unchanged = watched(command, (label, holder, key[, literals]), ..
 what each ``holder`` (a dict: its entry; else an attribute) holds when the module is imported, and
 ``_unchanged()`` refuses once any holds another object, as ``s2sad.grad`` refuses in-process (see
 ``s2sad/watch.py``).  ``literals``: the defaults written into the module as literals, by index or name, as
-``(type name, repr)``, a function's code as ``(name, first line, digest)`` (``code_digest``: what it does,
-not how it is laid out), or ``"absent"``; another value there when the module is imported makes the snapshot
+``(type name, repr)``, a function's code as ``(name, first line, digest)`` (``code_digest``: of its source
+text), or ``"absent"``; another value there when the module is imported makes the snapshot
 stale at once, and ``_unchanged()`` then refuses."""
 
 from __future__ import annotations
@@ -61,12 +61,38 @@ def _const(value, out: list) -> None:
 
 
 def code_digest(code) -> str:
-    """A digest of what a function's code does: its bytecode, constants (nested code included), names,
-    flags and parameters.  Any edit of the function's body gives another digest (a constant, an operator,
-    a name it reads); so do another Python version and ``python -O`` (other bytecode)."""
-    out: list = []
-    _fold(code, out)
-    return hashlib.sha256(repr(out).encode()).hexdigest()[:16]
+    """A digest of a function's source text (``inspect.getsource`` of its code, without comments and blank
+    lines): any edit of its code (a constant, an operator, a name it reads) gives another digest, and the same
+    text gives the same digest under every Python version and ``python -O``.  Code without readable source:
+    a digest of its bytecode, constants (nested code included), names, flags and parameters (which another
+    Python version changes)."""
+    try:
+        text = "src:" + _code_text(code)
+    except (OSError, TypeError):
+        out: list = []
+        _fold(code, out)
+        text = repr(out)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _code_text(code) -> str:
+    """The function's source without its comments, blank lines and trailing spaces."""
+    import inspect
+    import io
+    import textwrap
+    import tokenize
+
+    source = textwrap.dedent(inspect.getsource(code))
+    lines = source.splitlines()
+    cut = {}  # line -> the column its comment starts at
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT:
+                cut[tok.start[0] - 1] = tok.start[1]
+    except (tokenize.TokenError, SyntaxError):  # (kept as it is)
+        cut = {}
+    kept = [(line[: cut[i]] if i in cut else line).rstrip() for i, line in enumerate(lines)]
+    return "\n".join(line for line in kept if line)
 
 
 def _as_written(now, expected) -> bool:
@@ -127,7 +153,4 @@ def _stale_code(label: str, now, expected: tuple) -> str:
             f"{name} ({where}) changed since this module was generated: it is not the function {expected[0]} "
             f"at line {expected[1]} it was made from"
         )
-    return (
-        f"the code of {name} ({where}) changed since this module was generated from it (its file was edited, "
-        "or it runs under another Python version or python -O)"
-    )
+    return f"the code of {name} ({where}) changed since this module was generated from it (its file was edited)"
