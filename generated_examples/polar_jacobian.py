@@ -11,12 +11,13 @@ from s2sad.runtime.watch import watched
 
 
 # What the derivatives were made for (your functions, their defaults, the names and methods they call),
-# as it was when this module was imported: _unchanged() refuses to run once any of it was replaced.
+# as it was when this module was imported: _unchanged() refuses to run once any of it was replaced,
+# or if your functions' code (name, first line, digest) is not the code this module was made from.
 _unchanged = watched(
     's2sad generated_examples/polar.py:polar --mode jacobian -o generated_examples/polar_jacobian.py',
     ('polar.polar', vars(_polar), 'polar'),
     ('polar.np', vars(_polar), 'np'),
-    ('polar.polar.__code__', _polar.polar, '__code__', ('polar', 6)),
+    ('polar.polar.__code__', _polar.polar, '__code__', ('polar', 6, 'b75676d317cb2b5a')),
 )
 
 

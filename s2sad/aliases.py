@@ -896,6 +896,15 @@ def _outside(atom, is_local) -> bool:
     return isinstance(atom, gast.Attribute) and dotted(atom) is not None and not is_local(dotted(atom).split(".")[0])
 
 
+def _holds_no_memory(obj) -> bool:
+    """A global that is no array's memory: a class or dtype (``np.float64``), a module, a function, a
+    string (``a.astype(np.float64, copy=False)`` may be ``a`` itself, never ``np.float64``)."""
+    plain = (type, np.dtype, types.ModuleType, str, bytes, np.ufunc, types.FunctionType, types.BuiltinFunctionType)
+    if isinstance(obj, tuple):  # (a shape: ``a.reshape(SHAPE)``)
+        return all(_holds_no_memory(o) or type(o) in (int, float, bool, complex) for o in obj)
+    return isinstance(obj, plain) or type(obj) in (int, float, bool, complex)
+
+
 def _reads_outside_data(call, is_local, resolve) -> bool:
     """A call of NumPy or a method (not user code, whose results ``returns_new`` judges) given an array
     f does not own: as an argument (``np.asarray(G)``) or as the receiver (``G.reshape(2)``)."""
@@ -903,7 +912,7 @@ def _reads_outside_data(call, is_local, resolve) -> bool:
     if is_user_function(getattr(obj, "__func__", obj)):
         return False
     args = list(call.args) + [k.value for k in call.keywords]
-    if any(_outside(a, is_local) for a in args if not isinstance(a, gast.Starred)):
+    if any(_outside(a, is_local) and not _holds_no_memory(resolve(a)) for a in args if not isinstance(a, gast.Starred)):
         return True
     receiver = getattr(obj, "__self__", None)
     return (

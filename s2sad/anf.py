@@ -477,8 +477,9 @@ class _ANF(LoopSources):
         if self.aliases.global_written(base):
             raise self.error(
                 node,
-                f"in-place write into '{self.describe(base)}', which holds a global array; "
-                "copy it first (e.g. a = np.copy(a))",
+                f"in-place write into '{self.describe(base)}', which may be (a view of) an array the function "
+                "does not own (a global's, or an attribute's, or one read through a global name); copy it first "
+                "(e.g. a = np.copy(a))",
             )
         param = self.aliases.param_written(base)
         if param is not None:

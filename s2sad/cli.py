@@ -174,7 +174,7 @@ def load_file(path: str) -> types.ModuleType:
     if not name.isidentifier():
         raise CliError(f"{path}:1:1: the file name must be a Python module name (letters, digits, _)")
     try:
-        code = compile(source, path, "exec")
+        code = compile(source, path, "exec", dont_inherit=True)  # (not the future imports of cli.py)
     except SyntaxError as exc:
         raise CliError(f"{path}:{exc.lineno or 1}:{exc.offset or 1}: syntax error: {exc.msg}") from None
     linecache.checkcache(path)

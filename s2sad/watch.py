@@ -6,10 +6,11 @@ their generation read, see :mod:`live`) and the targets' dotted names in the use
 and, as text, ``_unchanged = watched(command, *rows)`` (``s2sad/runtime/watch.py``): a snapshot of what each
 holder holds, taken when the written module is imported, and a check that refuses
 (``DifferentiationError``) once any holds another object: the derivative would be stale.  ``expected`` is
-what must already hold at import: ``"absent"``, a code's name and first line, the literal defaults written
-into the module.  As in-process, objects are compared by identity (an array changed in place is read when
-the code runs, so it is not stale).  What belongs to NumPy, the standard library or s2sad is not watched; a
-check of the user's code that cannot be spelled is refused when the module is written.
+what must already hold at import: ``"absent"``, the literal defaults written into the module, a function's
+code as its name, first line and ``code_digest`` (an edit of the file that keeps the lines is seen: the
+module was generated from other code).  As in-process, objects are compared by identity (an array changed in
+place is read when the code runs, so it is not stale).  What belongs to NumPy, the standard library or s2sad
+is not watched; a check of the user's code that cannot be spelled is refused when the module is written.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import types
 
 from .callables import FunctionLike
 from .errors import DifferentiationError
+from .runtime.watch import code_digest
 
 _NONE = object()
 ABSENT = "absent"  # a row's expectation: the key is not there (a method not shadowed, a builtin not redefined)
@@ -221,8 +223,9 @@ def _add_check(check, where: str, speller: Speller, add) -> None:
                 "function of your file, or use s2sad.grad in your program"
             )
         code, label = found
-        if check.kind == "code":  # (named and placed as when written: not another function's code)
-            add(f"{label}.__code__", code, "__code__", (fn.__code__.co_name, fn.__code__.co_firstlineno))
+        if check.kind == "code":  # (named, placed and doing what it did when written: the file may be edited)
+            written = (fn.__code__.co_name, fn.__code__.co_firstlineno, code_digest(fn.__code__))
+            add(f"{label}.__code__", code, "__code__", written)
         elif check.kind == "kwdefault":  # (the same dict, changed in place)
             add(f"{label}.__kwdefaults__[{check.name!r}]", f"{code}.__kwdefaults__", check.name)
         else:
@@ -253,6 +256,7 @@ def text(found: list[tuple], cmd: str) -> str:
         rows.append(f"    ({label!r}, {code}, {key!r}{extra}),")
     return (
         "# What the derivatives were made for (your functions, their defaults, the names and methods they call),\n"
-        "# as it was when this module was imported: _unchanged() refuses to run once any of it was replaced.\n"
+        "# as it was when this module was imported: _unchanged() refuses to run once any of it was replaced,\n"
+        "# or if your functions' code (name, first line, digest) is not the code this module was made from.\n"
         f"_unchanged = watched(\n    {cmd!r},\n" + "\n".join(rows) + "\n)"
     )
