@@ -145,21 +145,23 @@ def _ufunc_gives_inexact(fn) -> bool:
         return False
 
 
-def array_kinds(records, ns) -> tuple[set[str], set[str]]:
-    """(integral, inexact): the names every binding of which is an integer/bool array, or a float/complex one."""
+def array_kinds(records, ns, params=()) -> tuple[set[str], set[str]]:
+    """(integral, inexact): the names every binding of which is an integer/bool array, or a float/complex one.
+    A parameter's value at entry is a binding of no known kind (``u = np.copy(u)`` in a branch does not make
+    ``u`` known)."""
     defs: dict[str, list] = {}
     for rec in records:
         if rec.kind in ("if", "while"):
             continue
         for t in rec.targets if rec.kind != P.SETITEM else ():
             defs.setdefault(t, []).append(rec)
-    integral = _fixpoint(defs, ns, "integral")
-    inexact = _fixpoint(defs, ns, "inexact")
+    integral = _fixpoint(defs, ns, "integral", set(params))
+    inexact = _fixpoint(defs, ns, "inexact", set(params))
     return integral, inexact
 
 
-def _fixpoint(defs, ns, which) -> set[str]:
-    known = {n for n, rs in defs.items() if all(r.op is not None and len(r.targets) == 1 for r in rs)}
+def _fixpoint(defs, ns, which, params) -> set[str]:
+    known = {n for n, rs in defs.items() if all(r.op is not None and len(r.targets) == 1 for r in rs)} - params
     while True:  # drop names one of whose bindings is not known to be of the kind: a greatest fixpoint
         keep = {n for n in known if all(_kind_of(r.op, ns, known, which) for r in defs[n])}
         if keep == known:

@@ -57,7 +57,7 @@ class Program:
         for loop, every in facts.checkpoints.items():
             self.records[loop].checkpointed, self.records[loop].every = True, every
         # arrays known to hold integers or bools (writes into them store no derivative), or floats
-        self.integral, self.inexact = array_kinds(self.records.values(), ns)
+        self.integral, self.inexact = array_kinds(self.records.values(), ns, self.params)
         self.object_arrays = object_arrays(self.records.values(), ns)  # np.zeros(2, dtype=object)
         self.output = tree.body[-1].value.id  # ANF ends with ``return <name>``
         # names bound to a list or tuple display somewhere: ``+`` and ``*`` on them concatenate/repeat
