@@ -54,7 +54,13 @@ def f32_out(x):
     return np.sum(c * x)
 
 
-SCALAR_F32 = [f32_loop, f32_astype, f32_shared, f32_slice, f32_out]
+def f32_out_slice(x):
+    c = np.ones(3, dtype=np.float32)
+    np.multiply(c[1:], x[1:], out=c[1:])
+    return np.sum(c * x)
+
+
+SCALAR_F32 = [f32_loop, f32_astype, f32_shared, f32_slice, f32_out, f32_out_slice]
 
 
 @pytest.mark.parametrize("f", SCALAR_F32, ids=lambda f: f.__name__)
@@ -188,7 +194,22 @@ def divided_int(x):
     return np.sum(b * x)
 
 
+def int_out_slice(x):
+    b = np.zeros(3, dtype=int)
+    np.add(b[1:], x[1:], out=b[1:])
+    return np.sum(b * x)
+
+
+def int_view(x):
+    b = np.zeros((2, 3), dtype=int)
+    r = b[0]
+    r += x
+    return np.sum(b[0] * x)
+
+
 RAISING = [
+    (int_out_slice, [X]),
+    (int_view, [X]),
     (int_plus_float, [X]),
     (int_times_float, [X]),
     (int_slice_plus_float, [X]),
