@@ -1428,9 +1428,9 @@ class _ANF(LoopSources):
             # (an index array, ``a[[0, 0, 1]] += v``: only an array takes one; NumPy's a[i] = a[i] + v)
             old = self.names.temp()
             self.emit(assign(old, gast.Subscript(value=base, slice=index, ctx=gast.Load())), node)
-            new = self.names.temp()
-            self.emit(assign(new, gast.BinOp(left=name(old), op=node.op, right=self.atom(node.value))), node)
-            self.write(base.id, _copy(index), name(new), node)
+            value = gast.BinOp(left=name(old), op=node.op, right=self.atom(node.value))
+            new = self.atom_of(self.cast_into(name(old), value, node), node)
+            self.write(base.id, _copy(index), new, node)
         elif isinstance(target, gast.Attribute):
             what, op = _source(target), _AUG_SYMBOLS.get(type(node.op), "op")
             raise self.error(
@@ -1454,6 +1454,7 @@ class _ANF(LoopSources):
         if not any(self.live(n) for n in shared):
             # nothing else sees this memory: rebinding gives every name the value Python gives it
             was_array = current.id in self.aliases.arrays or current.id in self.demoted
+            value = self.cast_into(current, value, node)
             new = rebind()
             self.emit(assign(new, value), node)
             if was_array:
@@ -1469,7 +1470,7 @@ class _ANF(LoopSources):
             self.emit(
                 gast.Expr(value=gast.Call(func=name("expect_array"), args=[current, const(message)], keywords=[])), node
             )
-        new = self.atom_of(value, node)
+        new = self.atom_of(self.cast_into(current, value, node), node)
         if self.aliases.array_view(current.id):  # a slice of an array: += writes into it
             self.write(current.id, const(Ellipsis), new, node)
             return current.id
@@ -1502,6 +1503,16 @@ class _ANF(LoopSources):
         self.depth -= 1
         self.emit(gast.If(test=name(cond), body=body, orelse=orelse), node)
         return current.id
+
+    def cast_into(self, target: gast.Name, value: gast.BinOp, node):
+        """``target op= w`` keeps NumPy's in-place result in an array ``target``: ``value`` (``target op w``)
+        as ``cast_into(target, value)`` (``target``'s dtype; refused where NumPy raises), unless ``target``
+        is known to hold a number, which ``op=`` rebinds, or is derivative code's own adjoint (``bx += t`` of
+        generated code differentiated again: ``t`` has ``bx``'s shape)."""
+        if target.id in self.aliases.numbers or self.loc.filename.startswith("<s2sad"):
+            return value
+        self.ns.scope.setdefault("cast_into", runtime.cast_into)
+        return gast.Call(func=name("cast_into"), args=[target, self.atom_of(value, node)], keywords=[])
 
     def s_Expr(self, node):
         value = node.value

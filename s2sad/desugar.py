@@ -230,8 +230,8 @@ class _Desugar:
         return pre + self.out_argument(s)
 
     def out_argument(self, s) -> list:
-        """``y = np.f(a, b, out=o)`` (or a ufunc's positional output) as ``o[...] = np.f(a, b)`` then
-        ``y = o``: the write into ``o`` is an in-place write like any other.  Only as a statement's
+        """``y = np.f(a, b, out=o)`` (or a ufunc's positional output) as ``o[...] = cast_into(o, np.f(a, b))``
+        then ``y = o``: the write into ``o`` is an in-place write like any other.  Only as a statement's
         whole value; elsewhere, with ``where=``, or with several outputs, refused."""
         call = getattr(s, "value", None)
         top = call if isinstance(s, (gast.Assign, gast.Expr, gast.Return)) and isinstance(call, gast.Call) else None
@@ -249,6 +249,8 @@ class _Desugar:
         fn = self.ns.lookup(top.func)
         nin = fn.nin if isinstance(fn, np.ufunc) else len(top.args)
         value = gast.Call(func=top.func, args=top.args[:nin], keywords=[k for k in top.keywords if k.arg != "out"])
+        self.ns.scope.setdefault("cast_into", runtime.cast_into)  # o's dtype; refused where NumPy raises
+        value = gast.Call(func=name("cast_into"), args=[copy_tree(o), value], keywords=[])
         if isinstance(o, gast.Name):
             target = gast.Subscript(value=name(o.id), slice=const(Ellipsis), ctx=gast.Store())
         else:

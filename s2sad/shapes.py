@@ -21,6 +21,7 @@ import math
 import gast
 import numpy as np
 
+from . import runtime
 from .ir import walk_stmts
 from .primitives import BUILD, COPY, GETITEM, NONDIFF, RULE
 from .resolve import MISSING, dotted
@@ -197,8 +198,8 @@ def _value_shape(op, shapes: Shapes):
         and isinstance(op.args[1], gast.Constant)
     ):
         return frozenset()  # X.shape[0]: an integer
-    if op.kind == COPY:
-        return shapes.get(op.args[0])
+    if op.kind == COPY or op.kind == RULE and op.fn is runtime.cast_into:
+        return shapes.get(op.args[-1])  # (cast_into(a, v): v, cast to a's dtype)
     if op.kind in (BUILD, GETITEM, NONDIFF):
         return None
     if op.kind == RULE:

@@ -1,8 +1,9 @@
 """Rules for the copy ``anf`` makes of an argument that the function writes into (``copy_input``):
-the identity, in both modes; so is ``number_item`` (a list's item checked to be a number before ``+=``)."""
+the identity, in both modes; so are ``number_item`` (a list's item checked to be a number before ``+=``)
+and ``cast_into`` (an in-place result cast to its array's dtype, as NumPy keeps it)."""
 
 from .. import runtime
-from ..runtime import copy_input, number_item, snapshot, unshared  # noqa: F401  (used in templates)
+from ..runtime import cast_into, copy_input, number_item, snapshot, unshared  # noqa: F401  (used in templates)
 from .registry import forward_rule, nondifferentiable, reverse_rule
 
 
@@ -55,3 +56,15 @@ def number_item(y, x, what):
 @forward_rule(runtime.number_item, name="s2sad.runtime.number_item")
 def number_item(y, x, what):
     dy = dx
+
+
+# cast_into(a, v): v cast to a's dtype (float64 to float32: its derivative is the identity); a gives only
+# its dtype and shape
+@reverse_rule(runtime.cast_into, name="s2sad.runtime.cast_into")
+def cast_into(y, a, v):
+    bv += by
+
+
+@forward_rule(runtime.cast_into, name="s2sad.runtime.cast_into")
+def cast_into(y, a, v):
+    dy = dv

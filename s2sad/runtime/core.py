@@ -28,6 +28,7 @@ __all__ = [
     "appended_number",
     "expect_no_own",
     "stored",
+    "cast_into",
     "broadcast_like",
     "unbroadcast",
     "unreduce",
@@ -694,6 +695,34 @@ def stored(a, g):
             "arrays of any shape); keep the items in a list, or stack them (np.stack(rows))"
         )
     return zeros_like(g)
+
+
+def cast_into(a, v):
+    """``v`` (``a op w``, or a NumPy call's result given ``out=a``) as NumPy keeps it in the array ``a``'s
+    memory: cast to ``a``'s dtype (a float32 array stays float32).  Where NumPy raises instead (``v``'s
+    shape does not broadcast into ``a``'s; ``v``'s dtype does not cast to ``a``'s with casting='same_kind':
+    floats into an integer array, complex values into a real one), the refusal at the user's line.
+    ``v`` itself when ``a`` is not an array (a number, which ``op=`` rebinds)."""
+    if type(a) is not np.ndarray:
+        return v
+    shape, dtype = np.shape(v), np.result_type(v)
+    try:
+        fits = np.broadcast_shapes(shape, a.shape) == a.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise _refusal(
+            f"NumPy raises here (ValueError): the result, of shape {shape}, does not fit the array of shape "
+            f"{a.shape} it is written into in place; f fails at this line too"
+        )
+    if dtype == a.dtype:
+        return v
+    if not np.can_cast(dtype, a.dtype, "same_kind"):
+        raise _refusal(
+            f"NumPy raises here (UFuncTypeError): the result, of dtype {dtype}, cannot be written in place into "
+            f"an array of dtype {a.dtype} (casting='same_kind'); f fails at this line too"
+        )
+    return v.astype(a.dtype) if type(v) is np.ndarray else a.dtype.type(v)
 
 
 def last_writes(a, index):

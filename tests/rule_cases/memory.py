@@ -5,6 +5,7 @@ from typing import NamedTuple
 import numpy as np
 
 from s2sad.runtime import (
+    cast_into,
     copy_input,
     expect_apart,
     expect_array,
@@ -28,6 +29,11 @@ from . import A, F, case
 def copy_input_array(x):
     y = copy_input(x)
     return y * y
+
+
+@case("s2sad.runtime.cast_into", A(3, 2))
+def cast_into_keeps_the_dtype(x):
+    return cast_into(np.zeros((3, 2)), x * x) * x
 
 
 @case("s2sad.runtime.updates_in_place", A(3))
