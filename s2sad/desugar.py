@@ -969,36 +969,37 @@ def _dict_parameters(tree) -> set[str]:
     return (out & params & loops) - stored
 
 
-def _built_dicts(tree) -> set[str]:
-    """The names f binds to a dict display, a dict comprehension or ``dict(...)``."""
+def _bound_to(tree, made) -> set[str]:
+    """The names f binds (``name = value``, one target) to a value for which ``made(value)`` holds."""
     return {
         n.targets[0].id
         for n in walk(tree)
-        if isinstance(n, gast.Assign)
-        and len(n.targets) == 1
-        and isinstance(n.targets[0], gast.Name)
-        and (
-            isinstance(n.value, (gast.Dict, gast.DictComp))
-            or isinstance(n.value, gast.Call)
-            and isinstance(n.value.func, gast.Name)
-            and n.value.func.id == "dict"
-        )
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and made(n.value)
     }
+
+
+def _built_dicts(tree) -> set[str]:
+    """The names f binds to a dict display, a dict comprehension or ``dict(...)``."""
+    return _bound_to(
+        tree,
+        lambda v: (
+            isinstance(v, (gast.Dict, gast.DictComp))
+            or isinstance(v, gast.Call)
+            and isinstance(v.func, gast.Name)
+            and v.func.id == "dict"
+        ),
+    )
 
 
 def _built_objects(tree, ns) -> set[str]:
     """The names f binds to an object of a user class or a user function's result (``sp = Sparse(d)``)."""
-    return {
-        n.targets[0].id
-        for n in walk(tree)
-        if isinstance(n, gast.Assign)
-        and len(n.targets) == 1
-        and isinstance(n.targets[0], gast.Name)
-        and isinstance(n.value, gast.Call)
-        and dotted(n.value.func) is not None
-        and dotted(n.value.func).split(".")[0] not in ns.locals
-        and (is_user_class(ns.lookup(n.value.func)) or is_user_function(ns.lookup(n.value.func)))
-    }
+
+    def made(v):
+        if not isinstance(v, gast.Call) or dotted(v.func) is None or dotted(v.func).split(".")[0] in ns.locals:
+            return False
+        return is_user_class(ns.lookup(v.func)) or is_user_function(ns.lookup(v.func))
+
+    return _bound_to(tree, made)
 
 
 def _mapping_method_params(tree) -> set[str]:
