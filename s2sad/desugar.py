@@ -257,6 +257,13 @@ class _Desugar:
             target = copy_tree(o)
             target.ctx = gast.Store()
         out = [_located(gast.Assign(targets=[target], value=value, type_comment=None), s)]
+        if isinstance(o, gast.Subscript):  # out=b[1] of a 1-d b: a NumPy scalar, which NumPy refuses (TypeError)
+            self.ns.scope.setdefault("expect_array", runtime.expect_array)
+            message = (
+                "out= is given a value that is not an array (NumPy raises TypeError: return arrays must be arrays)"
+            )
+            check = gast.Call(func=name("expect_array"), args=[copy_tree(o), const(message)], keywords=[])
+            out.insert(0, _located(gast.Expr(value=check), s))
         if isinstance(s, gast.Assign):
             out.append(_located(gast.Assign(targets=s.targets, value=copy_tree(o), type_comment=None), s))
         elif isinstance(s, gast.Return):

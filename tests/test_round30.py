@@ -94,3 +94,26 @@ def test_the_reported_numbers():
     np.testing.assert_allclose(
         s2sad.grad(upwind)(np.array([0.3, -0.2, 0.5, 0.1])), [0.3588096, 1.0660096, 1.247808, 0.6841728]
     )
+
+
+def out_into_an_item(x):
+    b = np.zeros(3)
+    np.sin(x[0], out=b[1])
+    return np.sum(b * x)
+
+
+def out_into_a_row(x):
+    b = np.zeros((3, 2))
+    np.sin(x[:2], out=b[1])
+    return np.sum(b[1] * x[:2])
+
+
+def test_out_into_a_numpy_scalar_is_refused_as_numpy_raises():
+    x = np.array([0.3, 0.5, 0.7])
+    with pytest.raises(TypeError):
+        out_into_an_item(x)
+    for call in (lambda: s2sad.grad(out_into_an_item)(x), lambda: s2sad.jvp(out_into_an_item)(x, np.ones(3))):
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_round30.py:\d+:\d+: out= is given a value"):
+            call()
+    assert_exact_or_refused(out_into_a_row, [x])
+    np.testing.assert_allclose(s2sad.grad(out_into_a_row)(x), numeric_grad(out_into_a_row, [x.copy()], 0), rtol=1e-6)
