@@ -17,6 +17,7 @@ Statement line numbers are the user's, for error messages and source maps.
 
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 import inspect
@@ -346,6 +347,9 @@ class _ANF(LoopSources):
         # names holding what position does not index ("not": a dict, a set, an iterator; see listed), or
         # may ("maybe": a user function's result; "object": an object of a user class f builds)
         self.unindexed: dict[str, str] = {}
+        self.loads = collections.Counter(
+            n.id for n in walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+        )
         self.mappings = _mapping_params(tree)  # parameters f reads with a string key: dicts
         self.container_copies = _container_copies(tree)  # lst = xs.copy() used as a list or dict
         self.spelled: dict = {}  # temporary -> the user's expression it holds (for messages)
@@ -407,7 +411,12 @@ class _ANF(LoopSources):
             elif self.not_indexed(value):
                 maybe = isinstance(value, gast.Call) and is_user_function(self.ns.lookup(value.func))
                 built = isinstance(value, gast.Call) and self.user_result(value)
-                self.unindexed[t] = "maybe" if maybe else "object" if built else "not"
+                iterator = (
+                    isinstance(value, gast.GeneratorExp)
+                    or isinstance(value, gast.Call)
+                    and any(self.ns.lookup(value.func) is b for b in (map, filter, zip, enumerate, reversed, iter))
+                )
+                self.unindexed[t] = "maybe" if maybe else "object" if built else "iterator" if iterator else "not"
             else:
                 self.unindexed.pop(t, None)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
@@ -1716,6 +1725,7 @@ class _ANF(LoopSources):
                 "an array, range, enumerate or zip",
             )
         if self.may_be_a_dict(it, node):  # for k in d is for k in list(d): a dict's keys, else its items
+            self.guard_iterator(it, node)
             it = gast.Call(func=name("list"), args=[it], keywords=[])
         rng, items = self.sequence(it, target, node)
         k = name(self.names.fresh("i", Role.FLAG), gast.Store())

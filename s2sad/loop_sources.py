@@ -186,6 +186,15 @@ class LoopSources:
             kind = self.unindexed.get(self.load(it).id)
             if kind == "object":
                 return self.reads_only(loop, appends=True)
+            if kind == "iterator":  # m = map(...): its items, listed, are what the loop takes if it takes them all
+                exits = any(isinstance(n, (gast.Break, gast.Return)) for n in walk(loop))
+                if exits or self.loads[it.id] > 1:
+                    raise self.error(
+                        it,
+                        f"a loop over the iterator `{it.id}` that f also reads elsewhere or leaves early (break, "
+                        f"return) is not supported: iterate over a list (`{it.id} = list(...)`)",
+                    )
+                return True
             return kind == "not" or kind == "maybe" and self.reads_only(loop)
         if isinstance(it, gast.Attribute) and dotted(it) is not None and self.typed_path(it) is None:
             root = dotted(it).split(".")[0]
@@ -196,13 +205,13 @@ class LoopSources:
     def not_indexed(self, it) -> bool:
         """Whether ``it`` may be a value whose items are not ``it[0], it[1], ...`` (see ``listed``); a
         user function's result, whose type is known only at run time, may be."""
-        if isinstance(it, (gast.Dict, gast.Set, gast.DictComp, gast.SetComp)):
+        if isinstance(it, (gast.Dict, gast.Set, gast.DictComp, gast.SetComp, gast.GeneratorExp)):
             return True
         if isinstance(it, gast.Call):
             fn = self.ns.lookup(it.func)
             owner = getattr(fn, "__self__", None)
             return (
-                fn in (set, frozenset, dict)
+                fn in (set, frozenset, dict, zip, enumerate, *_ITERATORS)  # (m = map(...): an iterator)
                 or getattr(fn, "__module__", None) == "itertools"
                 or isinstance(owner, (dict, set, frozenset))
                 or is_user_function(fn)
@@ -341,6 +350,7 @@ class LoopSources:
         param = isinstance(it, gast.Name) and it.id in self.params
         if self.listed(it, node) or param and self.unindexed.get(seq.id) is None and self.reads_only(node):
             # (a parameter read by a loop that writes nothing: its items, whatever it is, an iterator too)
+            self.guard_iterator(it, node)
             seq = self.atom_of(gast.Call(func=name("list"), args=[seq], keywords=[]), node)
         elif (
             isinstance(seq, gast.Name)
@@ -359,6 +369,20 @@ class LoopSources:
         if isinstance(it, gast.Name) and it.id in self.ns.locals:
             return self.unindexed.get(self.load(it).id) is not None
         return self.not_indexed(it)
+
+    def guard_iterator(self, it, loop):
+        """Before ``list(p)`` of a parameter ``p`` that the loop may leave early (break, return) or that f
+        reads elsewhere: ``expect_reiterable(p, ...)``, as an iterator's items, listed all at once, would not
+        be those the loop and the other reads take."""
+        if not (isinstance(it, gast.Name) and it.id in self.params):
+            return
+        exits = any(isinstance(n, (gast.Break, gast.Return)) for n in walk(loop))
+        if exits or self.loads[it.id] > 1:
+            self.ns.scope.setdefault("expect_reiterable", runtime.expect_reiterable)
+            why = "leaves early" if exits else "reads it elsewhere too"
+            message = f"`{it.id}`, which a loop iterates and f {why},"
+            check = gast.Call(func=name("expect_reiterable"), args=[self.load(it), const(message)], keywords=[])
+            self.emit(gast.Expr(value=check), loop)
 
     def is_a_dict(self, it, node) -> bool:
         """Whether ``it`` is a dict or one of its views (its items are not ``it[0], it[1], ...``)."""

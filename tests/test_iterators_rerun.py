@@ -199,3 +199,96 @@ def test_the_known_cases_are_exact_or_refused_as_documented():
 def test_lists_get_no_checks_where_nothing_is_iterated_again():
     text = s2sad.source(s2sad.grad(lambda x, ws: x[0] * ws[0] + x[1]))
     assert "expect_reiterable" not in text
+
+
+C = [1.0, 2.0, 3.0]
+
+
+def local_map(x):
+    m = map(float, C)
+    s = 0.0
+    for c in m:
+        s = s + c * x
+    return s
+
+
+def local_enumerate(x):
+    e = enumerate(C)
+    s = 0.0
+    for i, c in e:
+        s = s + c * x**i
+    return s
+
+
+def local_reversed(x):
+    r = reversed(C)
+    s = 0.0
+    for c in r:
+        s = s * x + c
+    return s
+
+
+def paired(x):
+    it = iter(C + [4.0])
+    s = 0.0
+    for a, b in zip(it, it):
+        s = s + a * b * x
+    return s
+
+
+def resumed_generator(x):
+    g = (c * 2 for c in C)
+    s = 0.0
+    for c in g:
+        s = s + c * x
+        if c > 2:
+            break
+    for c in g:
+        s = s + c * x * x
+    return s
+
+
+def resumed_argument(x, m):
+    s = 0.0
+    for c in m:
+        s = s + c * x
+        if c > 1:
+            break
+    for c in m:
+        s = s + c * x * x
+    return s
+
+
+def _scalar_modes(f, *args):
+    fd = (f(1.5 + 1e-6, *[a() for a in args]) - f(1.5 - 1e-6, *[a() for a in args])) / 2e-6
+    got = {
+        "grad": lambda: s2sad.grad(f)(1.5, *[a() for a in args]),
+        "value_and_grad": lambda: s2sad.value_and_grad(f)(1.5, *[a() for a in args])[1],
+        "jvp": lambda: s2sad.jvp(f)(1.5, *[a() for a in args], 1.0)[1],
+    }
+    return fd, got
+
+
+@pytest.mark.parametrize("f", [local_map, local_enumerate, local_reversed], ids=lambda f: f.__name__)
+def test_a_loop_over_an_iterator_f_makes_is_exact(f):
+    """``m = map(...); for c in m`` crashed in generated code (``len`` of a map, round 31): its items, listed."""
+    fd, got = _scalar_modes(f)
+    for mode, call in got.items():
+        np.testing.assert_allclose(call(), fd, rtol=1e-6, err_msg=mode)
+
+
+@pytest.mark.parametrize("f", [paired, resumed_generator], ids=lambda f: f.__name__)
+def test_an_iterator_f_makes_and_reads_twice_is_refused(f):
+    with pytest.raises(s2sad.DifferentiationError, match=r"a loop over the iterator `\w+` that f also reads"):
+        s2sad.grad(f)(1.5)
+
+
+def test_an_argument_iterator_left_early_and_resumed_is_refused_a_list_is_exact():
+    it = lambda: iter([1.0, 2.0, 3.0])  # noqa: E731
+    lst = lambda: [1.0, 2.0, 3.0]  # noqa: E731
+    for call in (lambda: s2sad.grad(resumed_argument)(1.5, it()), lambda: s2sad.jvp(resumed_argument)(1.5, it(), 1.0)):
+        with pytest.raises(s2sad.DifferentiationError, match=r"`m`, which a loop iterates and f leaves early"):
+            call()
+    fd, got = _scalar_modes(resumed_argument, lst)
+    for mode, call in got.items():
+        np.testing.assert_allclose(call(), fd, rtol=1e-6, err_msg=mode)

@@ -355,8 +355,9 @@ def expect_reiterable(value, message):
     would find it empty and give a wrong number."""
     if isinstance(value, Iterator):
         raise _refusal(
-            f"{message} is an iterator (a {type(value).__name__}): the derivative runs the code that takes its "
-            "items a second time and would find it empty; pass a list (list(it)) instead"
+            f"{message} is an iterator (a {type(value).__name__}): the derivative takes its items at other times "
+            "than f does (a second run would find it empty, a list of them all takes those f leaves); pass a "
+            "list (list(it)) instead"
         )
 
 
