@@ -533,16 +533,31 @@ class _ANF(LoopSources):
                 continue
             parent = renamed.get(rel.parent, rel.parent)
             if direction == "up" and rel.kind in ("view", "item"):
+                if isinstance(rel.index, (gast.Constant, gast.Name)) and parent not in self.aliases.arrays:
+                    self.ns.scope.setdefault("expect_mutable", runtime.expect_mutable)  # (a tuple's item: refused)
+                    message = (
+                        f"in-place write into {self.described_for_user(child, node)}, an item of a tuple: s2sad "
+                        "writes it back into the tuple, which cannot take it; pass a list, or write into a copy"
+                    )
+                    check = gast.Call(func=name("expect_mutable"), args=[name(parent), const(message)], keywords=[])
+                    self.emit(gast.Expr(value=check), node)
                 target = gast.Subscript(value=name(parent), slice=_copy(rel.index), ctx=gast.Store())
                 src = renamed.get(child, child)
                 write_back = gast.Assign(targets=[target], value=name(src), type_comment=None)
                 if rel.maybe:  # a view of parent on some paths only (aliases.join): where it is one
                     self.ns.scope.setdefault("is_view", runtime.is_view)
-                    test = gast.Call(func=name("is_view"), args=[name(src), name(parent)], keywords=[])
+                    item = [_copy(rel.index)] if isinstance(rel.index, (gast.Constant, gast.Name)) else []
+                    if item and self.loc.user_code(node) is not None:  # (derivative code: a list item is a copy)
+                        raise self.error(
+                            node, "an in-place write into a value read out of a list or tuple, which may be its item"
+                        )
+                    test = gast.Call(func=name("is_view"), args=[name(src), name(parent), *item], keywords=[])
+                    cond = self.names.fresh("cond", Role.FLAG)  # (decided here: the adjoint reads the flag)
+                    self.emit(assign(cond, test), node)
                     self.depth += 1
                     body = self.block_of(lambda w=write_back: self.emit(w, node))
                     self.depth -= 1
-                    write_back = gast.If(test=test, body=body, orelse=[])
+                    write_back = gast.If(test=name(cond), body=body, orelse=[])
                 self.emit(write_back, node)
                 self.writable.add(parent)
                 continue

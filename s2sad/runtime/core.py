@@ -45,6 +45,7 @@ __all__ = [
     "expect_array",
     "expect_plain",
     "expect_apart",
+    "expect_mutable",
     "expect_field",
     "number_item",
     "last_writes",
@@ -624,6 +625,13 @@ def expect_apart(x, a, message):
     raise _refusal(message)
 
 
+def expect_mutable(a, message):
+    """Nothing unless ``a`` is a tuple: a write into a value read out of it (``v = xs[0]; v *= 2``) goes back
+    into its item, which a tuple cannot take; the refusal ``message`` at the user's line."""
+    if isinstance(a, tuple):
+        raise _refusal(message)
+
+
 def expect_field(x, field, message):
     """Nothing when ``x`` is a NamedTuple or dataclass with the field ``field``; otherwise the refusal
     ``message`` at the user's line (generated code followed ``w = x.field`` as that field)."""
@@ -672,11 +680,19 @@ def unshared(g, *inputs):
     return g
 
 
-def is_view(x, a):
+def is_view(x, a, index=None):
     """Whether ``x``, read out of ``a`` with integer indices (``x = a[i]``), is a view of it (an array
     read out of an array, which shows later writes into ``a``) rather than a number copied out of an
     array or an item of a list (which keep their values when ``a[i]`` is assigned); also ``x`` that was
-    read out of ``a`` on some paths only and holds an array of its own on the others (no shared memory)."""
+    read out of ``a`` on some paths only and holds an array of its own on the others (no shared memory).
+    With ``index`` (a write into ``x`` going back to ``a[index]``): whether ``x`` holds the memory of
+    ``a[index]``, an array item of a list or tuple ``a`` too (``v = xs[0]; v *= 2`` writes into it)."""
+    if index is not None and isinstance(a, (list, tuple)):
+        try:
+            item = a[index]
+        except (IndexError, TypeError):
+            return False
+        return isinstance(x, np.ndarray) and isinstance(item, np.ndarray) and np.may_share_memory(x, item)
     return isinstance(a, np.ndarray) and isinstance(x, np.ndarray) and np.may_share_memory(x, a)
 
 

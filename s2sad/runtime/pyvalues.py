@@ -63,8 +63,9 @@ def _expect_items(x):
     """Refuse listing (``list(x)``, ``for v in x``, ``a, b = x``) an object whose iteration is its class's
     own code (``__iter__`` of a user class) holding differentiated values: s2sad does not read that code,
     so it cannot say which of its fields each item comes from."""
-    if isinstance(x, (dict, list, tuple, set, frozenset, range, str)) and type(x).__iter__ in _PLAIN_ITER:
-        return
+    for base in (dict, list, tuple, set, frozenset, range, str):  # (a subclass keeping the base's __iter__)
+        if isinstance(x, base) and type(x).__iter__ is base.__iter__:
+            return
     if type(x).__module__.split(".")[0] in ("builtins", "numpy"):
         return
     from .trees import _refusal
@@ -74,9 +75,6 @@ def _expect_items(x):
         "not supported: s2sad does not differentiate through __iter__; iterate over the list or array it holds "
         "in f, or keep the object a constant"
     )
-
-
-_PLAIN_ITER = tuple(t.__iter__ for t in (dict, list, tuple, set, frozenset, range, str))
 
 
 def unpacked_adjoint(parts, x):

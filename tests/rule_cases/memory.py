@@ -10,6 +10,7 @@ from s2sad.runtime import (
     expect_apart,
     expect_array,
     expect_field,
+    expect_mutable,
     expect_no_own,
     expect_plain,
     is_view,
@@ -66,6 +67,12 @@ def expect_plain_is_a_check(x):
 @case("s2sad.runtime.expect_no_own", A(3))
 def expect_no_own_is_a_check(x):
     expect_no_own(x, "__round__", "never: x is an array")
+    return x * x
+
+
+@case("s2sad.runtime.expect_mutable", A(3))
+def expect_mutable_is_a_check(x):
+    expect_mutable([x], "never: a list")
     return x * x
 
 
