@@ -90,3 +90,23 @@ def test_an_item_of_a_tuple_written_in_place_is_refused():
     with pytest.raises(s2sad.DifferentiationError, match="an item of a tuple"):
         s2sad.grad(g)((np.array([1.0, 2.0]),))
     np.testing.assert_allclose(s2sad.grad(g)([np.array([1.0, 2.0])])[0], [8.0, 16.0])
+
+
+class _Lookup:
+    def __init__(self, d):
+        self.__dict__["d"] = d
+
+    def __getattr__(self, k):
+        return self.d[k]
+
+
+def test_jacobian_copies_an_argument_object_with_its_own_getattr():
+    """``copy_input`` of an object whose ``__getattr__`` reads an attribute (``copy.copy`` recursed: a
+    RecursionError from jacobian's first run, round 31)."""
+
+    def f(x, o=_Lookup({"s": 5.0})):
+        return o.s * x[0] ** 2
+
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(s2sad.jacobian(f)(x), [10.0, 0.0])
+    np.testing.assert_allclose(s2sad.jacobian(f, mode="reverse")(x), [10.0, 0.0])

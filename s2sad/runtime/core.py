@@ -537,7 +537,12 @@ def _private(x, memo):
         fields.update({k: getattr(x, k) for k in ((slots,) if isinstance(slots, str) else slots) if hasattr(x, k)})
     fields.pop("__dict__", None)
     fields.pop("__weakref__", None)
-    out = memo[id(x)] = copy.copy(x)
+    try:
+        out = copy.copy(x)
+    except RecursionError:  # a __getattr__ reading an attribute the new object does not hold yet
+        out = object.__new__(type(x))
+        vars(out).update(vars(x))
+    memo[id(x)] = out
     changed = False
     for k, v in fields.items():
         new = _private(v, memo)
