@@ -104,7 +104,7 @@ def test_jacobian_copies_an_argument_object_with_its_own_getattr():
     """``copy_input`` of an object whose ``__getattr__`` reads an attribute (``copy.copy`` recursed: a
     RecursionError from jacobian's first run, round 31)."""
 
-    def f(x, o=_Lookup({"s": 5.0})):
+    def f(x, o=_Lookup({"s": 5.0})):  # noqa: B008
         return o.s * x[0] ** 2
 
     x = np.array([1.0, 2.0])
