@@ -547,10 +547,13 @@ class _ANF(LoopSources):
                 if rel.maybe:  # a view of parent on some paths only (aliases.join): where it is one
                     self.ns.scope.setdefault("is_view", runtime.is_view)
                     item = [_copy(rel.index)] if isinstance(rel.index, (gast.Constant, gast.Name)) else []
-                    if item and self.loc.user_code(node) is not None:  # (derivative code: a list item is a copy)
-                        raise self.error(
-                            node, "an in-place write into a value read out of a list or tuple, which may be its item"
+                    code = self.loc.user_code(node)
+                    if item and code is not None:  # (derivative code: a list's item is its own copy there)
+                        message = (
+                            f"cannot differentiate the derivative of `{code}` again: an in-place write into an array "
+                            "read out of a list or tuple"
                         )
+                        item.append(const(message))
                     test = gast.Call(func=name("is_view"), args=[name(src), name(parent), *item], keywords=[])
                     cond = self.names.fresh("cond", Role.FLAG)  # (decided here: the adjoint reads the flag)
                     self.emit(assign(cond, test), node)

@@ -685,14 +685,17 @@ def unshared(g, *inputs):
     return g
 
 
-def is_view(x, a, index=None):
+def is_view(x, a, index=None, refusal=None):
     """Whether ``x``, read out of ``a`` with integer indices (``x = a[i]``), is a view of it (an array
     read out of an array, which shows later writes into ``a``) rather than a number copied out of an
     array or an item of a list (which keep their values when ``a[i]`` is assigned); also ``x`` that was
     read out of ``a`` on some paths only and holds an array of its own on the others (no shared memory).
     With ``index`` (a write into ``x`` going back to ``a[index]``): whether ``x`` holds the memory of
-    ``a[index]``, an array item of a list or tuple ``a`` too (``v = xs[0]; v *= 2`` writes into it)."""
+    ``a[index]``, an array item of a list or tuple ``a`` too (``v = xs[0]; v *= 2`` writes into it);
+    ``refusal`` (derivative code differentiated again, where such an item is a copy): refused for an array."""
     if index is not None and isinstance(a, (list, tuple)):
+        if refusal is not None and isinstance(x, np.ndarray):  # (derivative code: a list's item is a copy there)
+            raise _refusal(refusal)
         try:
             item = a[index]
         except (IndexError, TypeError):
