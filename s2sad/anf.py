@@ -738,6 +738,12 @@ class _ANF(LoopSources):
                     "follow it; call it in a loop (for v in x: hs.append(v))",
                 )
             value = self.atom(node.value)
+            if node.attr == "T" and isinstance(value, gast.Name) and value.id not in self.aliases.arrays:
+                # (cfg.T of an object with a field T, a temperature: not NumPy's transpose)
+                self.ns.scope.setdefault("expect_array", runtime.expect_array)
+                message = f"`{_source(node)}` is read as NumPy's transpose, of an array only (not a field named T)"
+                check = gast.Call(func=name("expect_array"), args=[value, const(message)], keywords=[])
+                self.emit(gast.Expr(value=check), node)
             if node.attr in _ARRAY_ATTRS:
                 return self.np_call(_ARRAY_ATTRS[node.attr], [value], [], node)
             return gast.Attribute(value=value, attr=node.attr, ctx=gast.Load())

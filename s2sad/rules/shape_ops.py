@@ -577,8 +577,8 @@ def ndarray_item(y, x):
 
 @reverse_rule(runtime.ndarray_item, name="numpy.ndarray.item")
 def ndarray_item(y, x, index):
-    """``x.item(k)``: the element at flat position ``k``."""
-    bx += scatter(by, x, np.unravel_index(index, np.shape(x)))
+    """``x.item(k)``: the element at flat position ``k``; ``x.item((i, j))``: at ``x[i, j]``."""
+    bx += scatter(by, x, index if isinstance(index, tuple) else np.unravel_index(index, np.shape(x)))
 
 
 @forward_rule(runtime.ndarray_item, name="numpy.ndarray.item")

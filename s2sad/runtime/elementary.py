@@ -73,6 +73,8 @@ def pow_deriv(x, y, k):
             return _number(0.0, x) if np.ndim(x) == 0 and not isinstance(x, np.ndarray) else np.zeros_like(x * 1.0)
     else:
         c = falling(y, k)
+    if type(x) in (int, float) and type(y) in (int, float) and x < 0 and y != int(y):
+        return c * complex(x) ** (y - k)  # (-8.0) ** (1/3): Python's power is complex there, and so is its derivative
     base = np.asarray(x)
     if not np.issubdtype(base.dtype, np.inexact):
         base = base.astype(float)

@@ -1,0 +1,77 @@
+"""Round 32 (blind tester 32a): three wrong numbers.
+
+* ``cfg.T`` of a NamedTuple (or object) with a field named ``T`` (a temperature) was read as NumPy's
+  transpose: ``np.transpose(cfg)`` made an array of the fields (value 9.875 for 0.951); ``.T`` of a value not
+  known to be an array is now checked to be one where it runs, and refused otherwise.
+* ``a.item((1, 2))``: reverse mode unravelled the tuple as two flat positions ([[0, 3, 3, 0], ...]).
+* ``x ** (1/3)`` of a negative Python float is complex in Python; its derivative was NumPy's nan.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+from fd import numeric_grad
+
+import s2sad
+
+
+class Cfg(NamedTuple):
+    T: float
+    lam: float
+
+
+def tempered(z, cfg):
+    p = np.exp(z / cfg.T)
+    p = p / np.sum(p)
+    return -np.log(p[0]) + cfg.lam * np.sum(z**2)
+
+
+def test_a_field_named_T_is_refused_not_transposed():
+    z = np.array([0.5, 1.0])
+    for call in (
+        lambda: s2sad.value_and_grad(tempered)(z, Cfg(2.0, 0.1)),
+        lambda: s2sad.jvp(tempered)(z, Cfg(2.0, 0.1), np.ones(2)),
+        lambda: s2sad.hessian(tempered)(z, Cfg(2.0, 0.1)),
+    ):
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_round32.py:\d+:\d+: `cfg.T` is read as NumPy"):
+            call()
+
+
+def test_transpose_of_an_array_argument_stays_exact():
+    def f(x, W):
+        return np.sum(np.tanh(x @ W.T))
+
+    rs = np.random.RandomState(0)
+    x, W = rs.randn(2), rs.randn(3, 2)
+    np.testing.assert_allclose(s2sad.grad(f)(x, W), numeric_grad(f, [x, W], 0), rtol=1e-6)
+    np.testing.assert_allclose(s2sad.grad(f, wrt=1)(x, W), numeric_grad(f, [x, W], 1), rtol=1e-6)
+
+
+def test_item_with_a_tuple_index():
+    def f(a):
+        return 3.0 * a.item((1, 2)) + a.item(5) ** 2
+
+    a = np.arange(12.0).reshape(3, 4)
+    expected = np.zeros((3, 4))
+    expected[1, 2], expected[1, 1] = 3.0, 10.0
+    np.testing.assert_allclose(s2sad.grad(f)(a), expected)
+    np.testing.assert_allclose(s2sad.vjp(f)(a, seed=1.0), expected)
+    np.testing.assert_allclose(s2sad.jacobian(f, mode="reverse")(a), expected)
+    np.testing.assert_allclose(s2sad.jacobian(f, mode="forward")(a), expected)
+
+
+def test_a_negative_float_to_a_fractional_power_is_complex_as_python_makes_it():
+    def f(x):
+        return abs(x ** (1 / 3))
+
+    def g(x):
+        return (x**0.5).imag * 3
+
+    assert s2sad.value_and_grad(f)(-8.0) == (f(-8.0), pytest.approx(-1 / 12))
+    assert s2sad.value_and_grad(g)(-4.0)[1] == pytest.approx(-0.75)
+    assert s2sad.jvp(lambda x: x ** (1 / 3))(-8.0, 1.0)[1] == pytest.approx((1 / 3) * complex(-8.0) ** (-2 / 3))
+    e = 1e-4
+    fd2 = (f(-8 + e) - 2 * f(-8.0) + f(-8 - e)) / e**2
+    assert s2sad.hessian(f)(-8.0) == pytest.approx(fd2, rel=1e-4)
+    assert s2sad.grad(lambda x: x**1.5)(4.0) == pytest.approx(3.0)  # (a positive base: real, as before)
