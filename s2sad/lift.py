@@ -382,8 +382,23 @@ class _Lifter:
         hit = self.clones.get(key)
         if hit is not None:
             return hit
-        self.keep.append(bound)
         parsed = parse_function(helper)
+        making = self.__dict__.setdefault("_making", set())
+        if key in making:  # rec(f, x, n - 1) inside rec: the clone would be made again, forever
+            raise parsed.loc.error(
+                where,
+                f"{helper.__name__}() calls itself with the function argument it is given; s2sad specializes a "
+                "helper for each function argument, which a recursive one would repeat forever: call the function "
+                "by its global name inside the helper, or write the recursion as a loop",
+            )
+        making.add(key)
+        try:
+            return self._clone(helper, bound, where, label, key, parsed)
+        finally:
+            making.discard(key)
+
+    def _clone(self, helper, bound, where, label, key, parsed):
+        self.keep.append(bound)
         tree = parsed.tree
         names = all_names(tree)
         loads = [n for n in walk(tree) if isinstance(n, gast.Name) and n.id in bound]

@@ -75,3 +75,16 @@ def test_a_negative_float_to_a_fractional_power_is_complex_as_python_makes_it():
     fd2 = (f(-8 + e) - 2 * f(-8.0) + f(-8 - e)) / e**2
     assert s2sad.hessian(f)(-8.0) == pytest.approx(fd2, rel=1e-4)
     assert s2sad.grad(lambda x: x**1.5)(4.0) == pytest.approx(3.0)  # (a positive base: real, as before)
+
+
+def _rec(f, x, n):
+    return f(x) if n <= 0 else _rec(f, x, n - 1)
+
+
+def _sq(t):
+    return t * t
+
+
+def test_a_recursive_helper_given_a_function_is_refused_not_a_recursion_error():
+    with pytest.raises(s2sad.DifferentiationError, match=r"_rec\(\) calls itself with the function argument"):
+        s2sad.grad(lambda x: _rec(_sq, x, 3))(1.5)
