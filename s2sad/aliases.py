@@ -1183,13 +1183,14 @@ class _Unfollowed(Exception):
     pass
 
 
-def value_liveness(tree, resolve=lambda f: None) -> dict | None:
+def value_liveness(tree, resolve=lambda f: None, partial_reads=True) -> dict | None:
     """For each statement of the user's function: the names whose *values* some path after it reads
     before it binds them again or writes over all of their elements (``x[...] = v``).  A write into
     part of a name (``x[i] = v``) passes its liveness through: a name whose memory is only written
     into later need not be brought up to date by a write into memory it shares.  Reads of a shape or
     dtype do not count.  None for a function with statements it does not follow (``try``, ``with``,
-    nested definitions, ``global``)."""
+    nested definitions, ``global``).  ``partial_reads``: a write into part of a name reads the rest (the
+    user's code; derivative code differentiated again writes into its own tapes' and adjoints' memory)."""
     after: dict = {}
 
     def reads_of(node):
@@ -1209,7 +1210,12 @@ def value_liveness(tree, resolve=lambda f: None) -> dict | None:
             return assigned(t.value, live)
         if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
             everything = isinstance(t.slice, gast.Constant) and t.slice.value is Ellipsis
-            return (live - {t.value.id} if everything else live) | reads_of(t.slice)
+            if everything:
+                return (live - {t.value.id}) | reads_of(t.slice)
+            # x[i] = v keeps x's other elements: x's value is read where a name sharing its memory is read
+            # later (b = a; b[0] = v; a[3] = w; return b: a must hold b's write, in the derivative too)
+            kept = {t.value.id} if partial_reads and live else set()
+            return live | kept | reads_of(t.slice)
         return live | reads_of(t)  # x[i][j] = v, x.a = v: x is read
 
     def block(stmts, live, loop):

@@ -332,7 +332,8 @@ class _ANF(LoopSources):
         self.loop_bound: set[str] = set()  # versions a for loop binds (unbound if it runs no iteration)
         self.unbound_at_entry: set[str] = set()  # ... read after a later loop on the same name: None first
         self.entry_checks: list = []  # (parameter, field, message, write): expect_field on entry (next pass)
-        self.value_live = value_liveness(tree, self.global_callee)  # None: every live name's value counts
+        generated = loc.filename.startswith("<s2sad")  # (derivative code differentiated again)
+        self.value_live = value_liveness(tree, self.global_callee, partial_reads=not generated)  # None: all count
         self.known_ints: set[str] = set()  # names holding ints: range loop indices
         self.typed: dict[str, str] = {}  # name -> path of the typed object it is given (t = model.layer)
         self.typed_count: dict[str, int] = {}  # how many assignments give it that path (-1: another)

@@ -238,10 +238,12 @@ class Forward:
             code += self.set_tangent(var, _call("zeros_like", name(var)), owned=True)
         elif var not in self.owned:
             code += self.set_tangent(var, _call("writable", name(self.tan(var))), owned=True)
+        if t is None:  # (a zero of the value's shape: a list's item is read back as it is)
+            t = self.zero_of(value.id) if isinstance(value, gast.Name) else const(0.0)
         code.append(
             gast.Assign(
                 targets=[gast.Subscript(value=name(self.tan(var)), slice=index, ctx=gast.Store())],
-                value=t if t is not None else const(0.0),
+                value=t,
                 type_comment=None,
             )
         )

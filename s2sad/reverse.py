@@ -457,11 +457,12 @@ class Reverse:
             if array.id not in self.program.inexact:  # its dtype is known at run time only
                 expr = _call("stored", array, expr)
             code += self.accumulate(value.id, expr, value)
+        zero = const(0.0)
+        if array.id in self.program.sequences or array.id in self.plan.sequences:  # a list's item: of its shape
+            zero = _call("zeros_like", gast.Subscript(value=name(b), slice=copy_tree(index), ctx=gast.Load()))
         code.append(
             gast.Assign(
-                targets=[gast.Subscript(value=name(b), slice=index, ctx=gast.Store())],
-                value=const(0.0),
-                type_comment=None,
+                targets=[gast.Subscript(value=name(b), slice=index, ctx=gast.Store())], value=zero, type_comment=None
             )
         )
         return code

@@ -88,3 +88,68 @@ def _sq(t):
 def test_a_recursive_helper_given_a_function_is_refused_not_a_recursion_error():
     with pytest.raises(s2sad.DifferentiationError, match=r"_rec\(\) calls itself with the function argument"):
         s2sad.grad(lambda x: _rec(_sq, x, 3))(1.5)
+
+
+def alias_written_then_parent_written(x):
+    a = x.copy()
+    b = a
+    b[0] = b[0] * b[0]
+    a[3] = 5.0
+    return np.sum(b)
+
+
+def three_aliases(x):
+    a = x.copy()
+    b = a
+    c = b
+    c[1] = x[0] ** 3
+    b[2] = 1.0
+    a[3] = 2.0
+    return np.sum(c)
+
+
+def slice_alias_then_parent(x):
+    a = x.copy()
+    b = a[:]
+    b[0] = b[0] * b[0]
+    a[3] = 5.0
+    return np.sum(b * x)
+
+
+@pytest.mark.parametrize(
+    "f", [alias_written_then_parent_written, three_aliases, slice_alias_then_parent], ids=lambda f: f.__name__
+)
+def test_a_write_through_an_alias_then_through_its_parent(f):
+    """``b = a; b[0] = ...; a[3] = ...; return b``: value liveness took ``a`` for dead after the write into
+    ``b`` (only written into later), so the write into ``b`` never reached ``a``'s derivative, which ``b``
+    was then read from ([1, 1, 1, 0] for [6, 1, 1, 0] in every mode, round 32b).  A write into part of a name
+    reads the rest of it."""
+    from exact_or_refused import assert_exact
+
+    x = np.array([3.0, 1.0, 1.0, 1.0])
+    assert_exact(f, [x])
+    np.testing.assert_allclose(s2sad.grad(f)(x), numeric_grad(f, [x.copy()], 0), rtol=1e-6, atol=1e-8)
+
+
+def sorted_item_overwritten(x):
+    a = np.sort(x)
+    L = [a]
+    L[0] = x * 3.0
+    return np.sum(L[0] * x)
+
+
+def written_item_overwritten(x):
+    a = x * 1.0
+    a[1] = a[3] * 2.0
+    L = [a]
+    L[0] = x * 3.0
+    return np.sum(L[0] * x)
+
+
+@pytest.mark.parametrize("f", [sorted_item_overwritten, written_item_overwritten], ids=lambda f: f.__name__)
+def test_an_overwritten_list_item_gets_a_zero_adjoint_of_its_shape(f):
+    """``L[0] = ...`` over an array item: its adjoint was reset to the number 0.0, which the adjoint of the
+    item's own computation (a sort, an in-place write) could not index (crashes, round 32b)."""
+    from exact_or_refused import assert_exact
+
+    assert_exact(f, [np.array([0.3, -1.0, 2.0, 0.5])])
