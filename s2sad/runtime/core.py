@@ -539,7 +539,8 @@ def _private(x, memo):
     fields.pop("__weakref__", None)
     try:
         out = copy.copy(x)
-    except RecursionError:  # a __getattr__ reading an attribute the new object does not hold yet
+    except Exception:  # noqa: BLE001 -- a __getattr__ reading what the new object does not hold yet (recursion,
+        # or a KeyError for __getstate__ on Python 3.10): the attributes themselves, copied
         out = object.__new__(type(x))
         vars(out).update(vars(x))
     memo[id(x)] = out
