@@ -43,7 +43,7 @@ from .aliases import (
     sharing_groups,
     value_liveness,
 )
-from .built import record_twin
+from .built import inspects_classes, record_twin
 from .checkpointing import checkpoint
 from .errors import DifferentiationError, Location
 from .ir import (
@@ -1044,6 +1044,13 @@ class _ANF(LoopSources):
             kws = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
             return gast.Call(func=self.rename_loads(func), args=[keys], keywords=kws)
         twin = record_twin(obj) if isinstance(obj, type) else None
+        if twin is not None and inspects_classes(self.ns.fn, obj):
+            raise self.error(
+                node,
+                f"`{_source(node)}`: the derivative builds a record of {obj.__name__}'s fields (a subclass), and "
+                "this code reads objects' classes (`type(o)`, `o.__class__`), which would see the record's; pass "
+                "the object in as an argument, or test it with isinstance",
+            )
         if twin is not None:  # Dense(W) of a class whose __init__ only stores W: its dataclass twin
             func = self.twin_name(obj, twin)
         if among(obj, VALUE_CONSUMERS) and node.args and self.mapping_values(node.args[0]):

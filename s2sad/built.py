@@ -51,6 +51,42 @@ def record_twin(cls):
     return _TWINS[key]
 
 
+_CLASS_READ = None
+
+
+def inspects_classes(fn, cls, depth: int = 3) -> bool:
+    """Whether the code that sees an object of ``cls`` built in ``fn`` may read its class (``type(o)``,
+    ``o.__class__``): ``fn``'s source, the class's, and the user functions ``fn`` calls by name (to
+    ``depth``), a conservative scan of their text.  The twin, a subclass, answers ``type(o) is Dense``
+    with False."""
+    import re
+    import types
+
+    global _CLASS_READ
+    if _CLASS_READ is None:
+        _CLASS_READ = re.compile(r"\btype\s*\(|__class__")
+    seen, todo = set(), [(fn, depth), (cls, 0)]
+    while todo:
+        obj, left = todo.pop()
+        obj = getattr(obj, "__func__", obj)
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        try:
+            text = inspect.getsource(obj)
+        except (OSError, TypeError):
+            continue
+        if _CLASS_READ.search(text):
+            return True
+        if left > 0 and isinstance(obj, types.FunctionType):
+            space = getattr(obj, "__globals__", {})
+            for called in set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", text)):
+                callee = space.get(called)
+                if isinstance(callee, types.FunctionType) or isinstance(callee, type) and callee is not cls:
+                    todo.append((callee, left - 1))
+    return False
+
+
 def init_checks(cls):
     """The class dicts to check for ``cls.__init__`` (replaced later: the twin is made again)."""
     from .star import _class_entry

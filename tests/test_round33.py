@@ -1,0 +1,78 @@
+"""Round 33 (blind tester 33b): an object f builds of a plain class is built, in the derivative, as a
+record of its fields (a dataclass subclass, ``built.record_twin``); code reading its class (``type(o) is
+Dense``, ``o.__class__``, a registry keyed by ``type(self)``) saw the record's and took another branch (600.0
+for 6.0).  Where the code that sees the object may read classes, the call is refused at the user's line."""
+
+import numpy as np
+import pytest
+
+import s2sad
+
+
+class Dense:
+    def __init__(self, W):
+        self.W = W
+
+
+class Base:
+    def __init__(self, w):
+        self.w = w
+
+    def fwd(self, x):
+        return x * self.w
+
+    def scale(self):
+        return 2.0 if self.__class__ is Base else 3.0
+
+
+class Acc:
+    registry: dict = {}
+
+    def __init__(self, w):
+        self.w = w
+
+    def key(self):
+        return Acc.registry.get(type(self), 1.0)
+
+
+Acc.registry[Acc] = 4.0
+
+
+def _is_dense(obj):
+    return type(obj) is Dense
+
+
+def type_is(x):
+    layer = Dense(x * 2.0)
+    s = 1.0 if type(layer) is Dense else 100.0
+    return np.sum(layer.W) * s
+
+
+def class_in_method(x):
+    return np.sum(Base(x * 2).fwd(x)) * Base(x * 2).scale()
+
+
+def registry(x):
+    return np.sum(Acc(x * 2).w) * Acc(x * 2).key()
+
+
+def through_helper(x):
+    layer = Dense(x * 2.0)
+    return np.sum(layer.W) * (2.0 if _is_dense(layer) else 5.0)
+
+
+@pytest.mark.parametrize("f", [type_is, class_in_method, registry, through_helper], ids=lambda f: f.__name__)
+def test_reading_the_class_of_a_built_object_is_refused_not_wrong(f):
+    x = np.array([0.3, 0.7])
+    for call in (lambda: s2sad.value_and_grad(f)(x), lambda: s2sad.jvp(f)(x, np.ones(2))):
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_round33.py:\d+:\d+: .*reads objects' classes"):
+            call()
+
+
+def test_a_built_object_whose_class_nothing_reads_stays_exact():
+    def f(x):
+        layer = Dense(x * 2.0)
+        return np.sum(layer.W**2)
+
+    x = np.array([0.3, 0.7])
+    np.testing.assert_allclose(s2sad.grad(f)(x), 8.0 * x)
