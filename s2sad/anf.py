@@ -1800,6 +1800,7 @@ class _ANF(LoopSources):
             self.env.get(target.id, target.id) if target.id in self.env else self.version(target.id), gast.Store()
         )
         changing = self.memories_of([node])
+        self.check_views_written(node, items)
         iter_value, items, made = self.held_sources(node, iter_value, items, set(changing))
         lengths = [(seq, self.atom_of(_len(seq), node)) for seq in self.resized_lists(node, items)]
         if target.id in assigned_names(node.body):  # for i in range(n): i = i + 1 (Python binds i afresh)
@@ -1845,6 +1846,47 @@ class _ANF(LoopSources):
             del self.held[n]
         self.emit(loop, node)
         unresized()
+
+    def check_views_written(self, node, items):
+        """Refuse a loop over a view of (or another name for) memory its body writes into (``for v in a[:-1]:
+        a[i + 1] += v``; ``zip(A[1:], A[:-1])`` with ``p += q``): Python reads each item when the loop reaches
+        it, after the body's earlier writes, and the derivative reads the items as they were at the start."""
+        seqs = [s.id for _, s, _ in items if isinstance(s, gast.Name)]
+        targets = {n.id for t, _, _ in items for n in walk(t) if isinstance(n, gast.Name)}
+        targets |= {n.id for n in walk(node.target) if isinstance(n, gast.Name)}
+        written = set()
+        for n in (n for s in node.body for n in walk(s)):
+            if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
+                base = n.value
+                while isinstance(base, gast.Subscript):
+                    base = base.value
+                if isinstance(base, gast.Name):
+                    written.add(base.id)
+            elif isinstance(n, gast.AugAssign):
+                base = n.target
+                while isinstance(base, gast.Subscript):
+                    base = base.value
+                if isinstance(base, gast.Name):
+                    written.add(base.id)
+        versions = {self.env[w] for w in written - targets if w in self.env}
+        sharing = [seq for seq in seqs if any(v != seq and v in self.aliases.shared(seq) for v in versions)]
+        if not sharing and written & targets and len(seqs) > 1:  # zip(A[1:], A[:-1]): p += q
+            sharing = [a for a in seqs for b in seqs if a != b and (b in self.aliases.shared(a))]
+        if not sharing and written and isinstance(node.iter, (gast.Tuple, gast.List)):  # for v in (a[1:], a[1:])
+            roots = []
+            for e in node.iter.elts:
+                while isinstance(e, (gast.Subscript, gast.Attribute)):
+                    e = e.value
+                roots.append(e.id if isinstance(e, gast.Name) else None)
+            named = [r for r in roots if r is not None]
+            sharing = [r for r in named if named.count(r) > 1 or r in written]
+        if sharing:
+            raise self.error(
+                node,
+                "a loop over a view of an array (or another name for it) that its body writes into is not "
+                "supported: Python reads each item when the loop reaches it, after the body's earlier writes; "
+                "loop over indices (for i in range(len(a) - 1): a[i + 1] += a[i]) or over a copy (a[:-1].copy())",
+            )
 
     def held_sources(self, node, iter_value, items, changing):
         """The loop's range and sequences with each name the loop rebinds (``n`` of ``for i in range(n):

@@ -76,3 +76,87 @@ def test_a_built_object_whose_class_nothing_reads_stays_exact():
 
     x = np.array([0.3, 0.7])
     np.testing.assert_allclose(s2sad.grad(f)(x), 8.0 * x)
+
+
+def prefix_sum_over_view(x):
+    a = x.copy()
+    for i, v in enumerate(a[:-1]):
+        a[i + 1] += v
+    return np.sum(a)
+
+
+def another_name(x):
+    a = x.copy()
+    b = a
+    for i, q in enumerate(b):
+        if i < 3:
+            a[i + 1] += q
+    return np.sum(a * a)
+
+
+def reversed_rows_read(x):
+    A = x.reshape(2, 2).copy()
+    s = 0.0
+    for q in A[::-1]:
+        s = s + np.sum(q)
+        A[0] *= 2.0
+    return s
+
+
+def zip_of_rows(x):
+    A = x.reshape(2, 2).copy()
+    for p, q in zip(A[1:], A[:-1]):
+        p += q
+    return np.sum(A)
+
+
+def tuple_of_views(x):
+    a = x.copy()
+    s = 0.0
+    for v in (a[1:], a[1:]):
+        v *= 2.0
+        s = s + np.sum(v)
+    return s
+
+
+def tuple_of_one_name(x):
+    a = x.copy()
+    s = 0.0
+    for v in (a, a):
+        s = s + v[0]
+        a[0] *= 2.0
+    return s
+
+
+@pytest.mark.parametrize(
+    "f",
+    [prefix_sum_over_view, another_name, reversed_rows_read, zip_of_rows, tuple_of_views, tuple_of_one_name],
+    ids=lambda f: f.__name__,
+)
+def test_a_loop_over_a_view_its_body_writes_into_is_refused(f):
+    """Python reads each item when the loop reaches it, after the body's earlier writes; the derivative read
+    the items as they were at the start ([2, 2, 2, 1] for [4, 3, 2, 1], round 33a)."""
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    for call in (lambda: s2sad.grad(f)(x), lambda: s2sad.jvp(f)(x, np.ones(4))):
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_round33.py:\d+:\d+: a loop over a view"):
+            call()
+
+
+def test_loops_writing_through_their_own_items_stay_exact():
+    from exact_or_refused import assert_exact
+
+    def rows(x):
+        A = x.reshape(2, 2).copy()
+        for row in A:
+            row *= row[0]
+        return np.sum(A)
+
+    def indexed(x):
+        a = x.copy()
+        for i, q in enumerate(a):
+            if i < 3:
+                a[i + 1] += q
+        return np.sum(a * a)
+
+    assert_exact(rows, [np.array([0.3, -0.7, 1.1, 0.4])], hessian=False)
+    assert_exact(indexed, [np.array([0.3, -0.7, 1.1, 0.4])], hessian=False)
