@@ -48,6 +48,7 @@ from .checkpointing import checkpoint
 from .errors import DifferentiationError, Location
 from .ir import (
     _NUMPY_WRITERS,
+    ITERATOR_MAKERS,
     MUTATORS,
     NONE_MUTATORS,
     VALUE_CONSUMERS,
@@ -415,7 +416,7 @@ class _ANF(LoopSources):
                 iterator = (
                     isinstance(value, gast.GeneratorExp)
                     or isinstance(value, gast.Call)
-                    and any(self.ns.lookup(value.func) is b for b in (map, filter, zip, enumerate, reversed, iter))
+                    and any(self.ns.lookup(value.func) is b for b in ITERATOR_MAKERS)
                 )
                 self.unindexed[t] = "maybe" if maybe else "object" if built else "iterator" if iterator else "not"
             else:

@@ -23,6 +23,7 @@ MUTATORS = frozenset(
 )  # fmt: skip
 NONE_MUTATORS = MUTATORS - {"pop", "setdefault", "popitem", "send"}  # ... that return None
 STORES = {"append", "extend", "insert", "add", "update", "setdefault", "__setitem__"}  # ... storing their arguments
+ITERATOR_MAKERS = (map, filter, zip, enumerate, reversed, iter)  # builtins whose result is a one-pass iterator
 
 
 def walk(node):

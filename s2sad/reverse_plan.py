@@ -22,7 +22,7 @@ from . import primitives as P
 from . import runtime
 from .containers import may_be_containers
 from .effects import call_effect, function_effect
-from .ir import MODULES, MUTATORS, changed, is_pop, reads, targets, walk, walk_stmts
+from .ir import ITERATOR_MAKERS, MODULES, MUTATORS, changed, is_pop, reads, targets, walk, walk_stmts
 from .naming import name
 from .param_writes import param_writes
 from .resolve import among
@@ -307,9 +307,6 @@ def _may_differ(program, stmt) -> str:
 _ITEM_TAKERS = (list, tuple, sorted, sum, min, max, any, all, set, frozenset, dict, enumerate, zip, map, filter)
 
 
-_ITERATOR_MAKERS = (map, filter, zip, iter, reversed, enumerate)
-
-
 def iterated_names(program, call) -> list[str]:
     """The names that may hold an iterator whose items ``call`` takes (``list(m)``, ``sum(m)``): a parameter,
     or a local bound by a call that may give one (a user function, ``map``, a generator expression)."""
@@ -328,9 +325,7 @@ def _may_be_iterator(program, var) -> bool:
         value = r.stmt.value
         if r.kind == P.CALL or r.kind in (P.UNKNOWN, P.OPAQUE) or isinstance(value, gast.GeneratorExp):
             return True
-        if isinstance(value, gast.Call) and any(
-            program.ns.lookup(value.func) is b for b in (map, filter, zip, iter, reversed, enumerate)
-        ):
+        if isinstance(value, gast.Call) and any(program.ns.lookup(value.func) is b for b in ITERATOR_MAKERS):
             return True
     return False
 
