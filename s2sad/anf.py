@@ -999,6 +999,8 @@ class _ANF(LoopSources):
                     return copied
             if func.attr in _METHODS and not self.user_method(receiver, func.attr):
                 fname, packs = _METHODS[func.attr]
+                if func.attr == "copy" and not any(k.arg == "order" for k in kws):  # (np.copy's default is "K")
+                    kws = [*kws, gast.keyword(arg="order", value=const("C"))]
                 if packs:
                     if len(args) == 1 and not kws:
                         args = [args[0]]
