@@ -236,6 +236,8 @@ def _generate(fn, kind: str, names: tuple[str, ...], many: bool):
         result = _seed_last(result, gen.seed, param_names(fn))
     if kind == "jvp":
         result = _tangents_last(_tangents_shaped(result, names, param_names(fn)), param_names(fn))
+    if kind == "hvp":  # the vector has its argument's shape, as a tangent
+        result = _tangents_shaped(result, names, param_names(fn))
     for f in {impl, result}:
         f.__s2sad_source__ = text
         f.__s2sad_impl__ = impl

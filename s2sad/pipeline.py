@@ -163,7 +163,17 @@ class _Session:
         if getattr(prep.fn, "__module__", None) == "s2sad.generated":  # and, differentiating generated
             self.taken |= set(dict.keys(prep.fn.__globals__))  # code, no name its module defines
 
-    def reverse(self, fn, wrt: tuple, mode: str, fname: str, prep: Prepared | None = None, seed=None, as_tuple=False):
+    def reverse(
+        self,
+        fn,
+        wrt: tuple,
+        mode: str,
+        fname: str,
+        prep: Prepared | None = None,
+        seed=None,
+        as_tuple=False,
+        check=False,
+    ):
         from .reverse import reverse
 
         prep = prep or prepare(fn)
@@ -183,6 +193,7 @@ class _Session:
             fname=fname,
             seed=seed,
             as_tuple=as_tuple,
+            check_seed=check,
         )
         for loop in walk(deriv):  # a checkpointed segment recomputed: its helpers print no more
             if getattr(loop, "s2sad_replay", False):
@@ -448,7 +459,7 @@ def derive(fn, wrt: tuple, mode: str, fname: str, as_tuple: bool = False) -> Gen
     if mode == "jvp":
         deriv, _ = session.forward(fn, wrt, fname, prep)
     else:
-        deriv, session.gen.seed = session.reverse(fn, wrt, mode, fname, prep, as_tuple=as_tuple)
+        deriv, session.gen.seed = session.reverse(fn, wrt, mode, fname, prep, as_tuple=as_tuple, check=mode == "vjp")
     if mode in ("jvp", "vjp"):  # (grad's seed is a number: nothing to share)
         primal = {prep.renamed.get(p, p) for p in param_names(fn)}
         inputs = [a.id for a in deriv.args.args + deriv.args.kwonlyargs if a.id not in primal]

@@ -839,7 +839,9 @@ def _index_value(index):
     return index
 
 
-def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=None, seed=None, as_tuple=False):
+def reverse(
+    program, wrt, shapes, active, request_vjp, *, mode="grad", fname=None, seed=None, as_tuple=False, check_seed=False
+):
     """Build the derivative function.  ``mode``: grad | value_and_grad | vjp (seed required, keyword-only
     when the function has keyword-only parameters)."""
     rev = Reverse(program, wrt, shapes, active, request_vjp)
@@ -898,6 +900,8 @@ def reverse(program, wrt, shapes, active, request_vjp, *, mode="grad", fname=Non
     predefine = _predefinitions(tree, {v for v in rev.stacks if v in needed} | carried | zeroed)
     if mode in ("grad", "value_and_grad"):  # (a scalar may be complex: checked at run time too)
         primal.append(gast.Expr(value=_call("expect_scalar", name(out), const(tree.name))))
+    if check_seed:  # the user's seed (vjp): the output's shape, or refused
+        primal.append(gast.Expr(value=_call("expect_seed", name(bout), name(out))))
     result = results[0] if len(results) == 1 and not as_tuple else gast.Tuple(elts=results, ctx=gast.Load())
     if mode == "value_and_grad":
         value = name(out)

@@ -160,3 +160,31 @@ def test_loops_writing_through_their_own_items_stay_exact():
 
     assert_exact(rows, [np.array([0.3, -0.7, 1.1, 0.4])], hessian=False)
     assert_exact(indexed, [np.array([0.3, -0.7, 1.1, 0.4])], hessian=False)
+
+
+def test_a_vjp_seed_or_hvp_vector_of_another_shape_is_refused():
+    """NumPy broadcast a (3, 1) seed against a (3,) output (round 34b): refused, as jvp refuses a tangent."""
+    x = np.array([1.0, 2.0, 3.0])
+    column = np.array([[1.0], [0.0], [0.0]])
+    with pytest.raises(s2sad.DifferentiationError, match="the seed has the layout"):
+        s2sad.vjp(lambda W: W @ x)(np.eye(3), column)
+    with pytest.raises(s2sad.DifferentiationError, match="the seed has the layout"):
+        s2sad.vjp(lambda v: v**2)(x, np.ones(1))
+    with pytest.raises(s2sad.DifferentiationError, match="the seed has the layout"):
+        s2sad.vjp(lambda v: (v**2, np.sum(v)))(x, (np.ones(3), 1.0, 5.0))
+    with pytest.raises(s2sad.DifferentiationError, match="has shape"):
+        s2sad.hvp(lambda v: np.sum(v**3))(x, column)
+    np.testing.assert_allclose(s2sad.vjp(lambda v: v**2)(x, np.ones(3)), 2 * x)
+    np.testing.assert_allclose(s2sad.vjp(lambda v: (v**2, np.sum(v)))(x, (np.ones(3), 1.0)), 2 * x + 1)
+    assert s2sad.vjp(lambda v: np.sum(v**2))(x, 1.0)[0] == 2.0
+    np.testing.assert_allclose(s2sad.hvp(lambda v: np.sum(v**3))(x, np.array([1.0, 0, 0])), [6.0, 0, 0])
+
+
+def test_copy_keeps_numpy_method_layout():
+    def k(x):
+        m = x.T.copy()
+        return np.sum(m * m.strides[1])
+
+    x = np.random.default_rng(0).normal(size=(3, 4))
+    assert s2sad.value_and_grad(k)(x)[0] == k(x.copy())
+    np.testing.assert_allclose(s2sad.grad(k)(x), np.full((3, 4), 8.0))

@@ -32,6 +32,7 @@ nondifferentiable(runtime.zip_length, name="s2sad.runtime.zip_length")
 nondifferentiable(runtime.expect_indexed, name="s2sad.runtime.expect_indexed")
 nondifferentiable(runtime.expect_unresized, name="s2sad.runtime.expect_unresized")
 nondifferentiable(runtime.expect_reiterable, name="s2sad.runtime.expect_reiterable")
+nondifferentiable(runtime.expect_seed, name="s2sad.runtime.expect_seed")
 nondifferentiable(runtime.expect_dict, name="s2sad.runtime.expect_dict")
 nondifferentiable(runtime.unit_tangents, name="s2sad.runtime.unit_tangents")
 

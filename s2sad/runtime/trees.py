@@ -29,6 +29,7 @@ __all__ = [
     "expect_indexed",
     "expect_unresized",
     "expect_reiterable",
+    "expect_seed",
     "copy_dict",
     "copy_of",
     "deep_copy",
@@ -358,6 +359,28 @@ def expect_reiterable(value, message):
             f"{message} is an iterator (a {type(value).__name__}): the derivative takes its items at other times "
             "than f does (a second run would find it empty, a list of them all takes those f leaves); pass a "
             "list (list(it)) instead"
+        )
+
+
+def _layout(v):
+    """The structure and leaf shapes of a value (a pytree), as a seed must share them with the output."""
+    if is_tree(v):
+        items = _items(v)
+        keys = sorted(items, key=repr) if isinstance(items, dict) else range(len(items))
+        return (
+            isinstance(items, dict),
+            tuple((repr(k) if isinstance(items, dict) else k, _layout(items[k])) for k in keys),
+        )
+    return np.shape(v)
+
+
+def expect_seed(seed, out):
+    """Refuse a VJP seed whose structure or shape is not the output's (NumPy would broadcast it, and the
+    product would be a number of no meaning)."""
+    if _layout(seed) != _layout(out):
+        raise _refusal(
+            f"the seed has the layout {_layout(seed)}, but the function's output has {_layout(out)}; a seed has "
+            "the output's shape and structure"
         )
 
 

@@ -15,6 +15,7 @@ from s2sad.runtime import (
     expect_dict,
     expect_indexed,
     expect_reiterable,
+    expect_seed,
     expect_unresized,
     item_of,
     jacobian_of_arguments,
@@ -151,6 +152,12 @@ def expect_unresized_(x):
 @case("s2sad.runtime.expect_reiterable", A(3))
 def expect_reiterable_(x):
     expect_reiterable([x, x], "the argument `m` of g(), whose items it takes,")
+    return x * x
+
+
+@case("s2sad.runtime.expect_seed", A(3))
+def expect_seed_(x):
+    expect_seed(x * 2.0, x)
     return x * x
 
 
