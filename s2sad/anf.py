@@ -1857,20 +1857,7 @@ class _ANF(LoopSources):
         seqs = [s.id for _, s, _ in items if isinstance(s, gast.Name)]
         targets = {n.id for t, _, _ in items for n in walk(t) if isinstance(n, gast.Name)}
         targets |= {n.id for n in walk(node.target) if isinstance(n, gast.Name)}
-        written = set()
-        for n in (n for s in node.body for n in walk(s)):
-            if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
-                base = n.value
-                while isinstance(base, gast.Subscript):
-                    base = base.value
-                if isinstance(base, gast.Name):
-                    written.add(base.id)
-            elif isinstance(n, gast.AugAssign):
-                base = n.target
-                while isinstance(base, gast.Subscript):
-                    base = base.value
-                if isinstance(base, gast.Name):
-                    written.add(base.id)
+        written = _written_in_place(gast.Module(body=node.body, type_ignores=[]))
         versions = {self.env[w] for w in written - targets if w in self.env}
         sharing = [seq for seq in seqs if any(v != seq and v in self.aliases.shared(seq) for v in versions)]
         if not sharing and written & targets and len(seqs) > 1:  # zip(A[1:], A[:-1]): p += q

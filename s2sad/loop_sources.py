@@ -42,6 +42,11 @@ _RESIZE = frozenset(
 _ITERATORS = (map, filter, reversed, iter)  # builtins giving an iterator, not a sequence
 
 
+def _leaves_early(loop) -> bool:
+    """Whether a ``break`` or ``return`` in the loop may stop it before it takes every item."""
+    return any(isinstance(n, (gast.Break, gast.Return)) for n in walk(loop))
+
+
 def _iterated(it) -> list:
     """The names a loop's iterable iterates: ``xs`` of ``xs``, ``enumerate(xs)``, ``zip(xs, ys)``,
     ``reversed(xs)``, ``pairwise(xs)``, ``d.items()``."""
@@ -187,7 +192,7 @@ class LoopSources:
             if kind == "object":
                 return self.reads_only(loop, appends=True)
             if kind == "iterator":  # m = map(...): its items, listed, are what the loop takes if it takes them all
-                exits = any(isinstance(n, (gast.Break, gast.Return)) for n in walk(loop))
+                exits = _leaves_early(loop)
                 if exits or self.loads[it.id] > 1:
                     raise self.error(
                         it,
@@ -376,7 +381,7 @@ class LoopSources:
         be those the loop and the other reads take."""
         if not (isinstance(it, gast.Name) and it.id in self.params):
             return
-        exits = any(isinstance(n, (gast.Break, gast.Return)) for n in walk(loop))
+        exits = _leaves_early(loop)
         if exits or self.loads[it.id] > 1:
             self.ns.scope.setdefault("expect_reiterable", runtime.expect_reiterable)
             why = "leaves early" if exits else "reads it elsewhere too"

@@ -315,10 +315,23 @@ def iterated_names(program, call) -> list[str]:
     return [a.id for a in call.args if isinstance(a, gast.Name) and _may_be_iterator(program, a.id)]
 
 
+def _binders(program) -> dict:
+    """Name -> the assignments binding it (made once per program: the plan asks for every call)."""
+    found = program.__dict__.get("_binders")
+    if found is None:
+        found = {}
+        for r in program.records.values():
+            if isinstance(r.stmt, gast.Assign):
+                for t in r.targets:
+                    found.setdefault(t, []).append(r)
+        program.__dict__["_binders"] = found
+    return found
+
+
 def _may_be_iterator(program, var) -> bool:
     if var in program.sequences:
         return False
-    binders = [r for r in program.records.values() if var in r.targets and isinstance(r.stmt, gast.Assign)]
+    binders = _binders(program).get(var, ())
     if not binders:
         return var in program.params
     for r in binders:
