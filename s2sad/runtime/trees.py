@@ -379,9 +379,19 @@ def expect_seed(seed, out):
     product would be a number of no meaning)."""
     if _layout(seed) != _layout(out):
         raise _refusal(
-            f"the seed has the layout {_layout(seed)}, but the function's output has {_layout(out)}; a seed has "
-            "the output's shape and structure"
+            f"the seed is {_shown(seed)}, but the function's output is {_shown(out)}; a seed has the output's "
+            "shape and structure"
         )
+
+
+def _shown(v) -> str:
+    """A value's structure and leaf shapes, as a message shows them: ``(shape (2,), a number)``."""
+    if is_tree(v):
+        items = _items(v)
+        if isinstance(items, dict):
+            return "{" + ", ".join(f"{k!r}: {_shown(items[k])}" for k in sorted(items, key=repr)) + "}"
+        return "(" + ", ".join(_shown(item) for item in items) + ("," if len(items) == 1 else "") + ")"
+    return f"shape {np.shape(v)}" if np.ndim(v) else "a number"
 
 
 def expect_dict(d, call):
