@@ -105,7 +105,8 @@ _METHODS = {
     "nonzero": ("nonzero", False),
     "astype": ("astype", False),
 }
-_ARRAY_ATTRS = {"T": "transpose", "real": "real", "imag": "imag"}
+_ARRAY_ATTRS = {"T": "transpose", "mT": "matrix_transpose", "flat": "ravel", "real": "real", "imag": "imag"}
+_ARRAY_ONLY = {"T": "NumPy's transpose", "mT": "NumPy's matrix transpose", "flat": "NumPy's flat iterator"}
 _OPAQUE = (
     gast.Compare,
     gast.BoolOp,
@@ -740,10 +741,13 @@ class _ANF(LoopSources):
                     "follow it; call it in a loop (for v in x: hs.append(v))",
                 )
             value = self.atom(node.value)
-            if node.attr == "T" and isinstance(value, gast.Name) and value.id not in self.aliases.arrays:
+            if node.attr in _ARRAY_ONLY and isinstance(value, gast.Name) and value.id not in self.aliases.arrays:
                 # (cfg.T of an object with a field T, a temperature: not NumPy's transpose)
                 self.ns.scope.setdefault("expect_array", runtime.expect_array)
-                message = f"`{_source(node)}` is read as NumPy's transpose, of an array only (not a field named T)"
+                message = (
+                    f"`{_source(node)}` is read as {_ARRAY_ONLY[node.attr]}, of an array only (not a field named "
+                    f"{node.attr})"
+                )
                 check = gast.Call(func=name("expect_array"), args=[value, const(message)], keywords=[])
                 self.emit(gast.Expr(value=check), node)
             if node.attr in _ARRAY_ATTRS:

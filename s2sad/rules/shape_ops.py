@@ -233,6 +233,19 @@ def swapaxes(y, a, axis1, axis2):
     dy = np.swapaxes(da, axis1, axis2)
 
 
+if hasattr(np, "matrix_transpose"):  # NumPy >= 2.0; also what `a.mT` reads
+
+    @reverse_rule(np.linalg.matrix_transpose)
+    @reverse_rule(np.matrix_transpose)
+    def matrix_transpose(y, a):
+        ba += np.matrix_transpose(by)
+
+    @forward_rule(np.linalg.matrix_transpose)
+    @forward_rule(np.matrix_transpose)
+    def matrix_transpose(y, a):
+        dy = np.matrix_transpose(da)
+
+
 @reverse_rule(np.rollaxis)
 def rollaxis(y, a, axis, start=0):
     ba += untranspose(by, rollaxis_axes(np.ndim(a), axis, start))

@@ -271,6 +271,8 @@ def add_at(g, index, v):
         v = _real_for(v, g)
     elif is_tree(g):
         return add_item(g, index, v)
+    if type(index) is str:  # (an attribute read of an object that is an array when the code runs: a.base)
+        raise _refusal(f"the attribute `{index}` of an array has no derivative rule")
     if _is_basic(index):
         g[index] += v
     else:

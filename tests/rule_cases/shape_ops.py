@@ -137,6 +137,16 @@ def swapaxes_(x):
     return np.swapaxes(x, 0, 2) + x.swapaxes(2, 0)
 
 
+@case("numpy.matrix_transpose", A(2, 3, 4))
+def matrix_transpose_(x):
+    return np.matrix_transpose(x) * x.mT + x.mT[1] * 2.0
+
+
+@case("numpy.linalg.matrix_transpose", A(3, 2))
+def linalg_matrix_transpose_(x):
+    return np.linalg.matrix_transpose(x) @ x + np.sum(x.flat[1:4] ** 2)
+
+
 @case("numpy.rollaxis", A(2, 3, 4))
 def rollaxis_(x):
     return np.rollaxis(x, 2) * np.rollaxis(x, 2, 0)
