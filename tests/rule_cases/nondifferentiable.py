@@ -111,6 +111,45 @@ def searchsorted_(x):
     return x * np.searchsorted(np.array([-1.0, 0.0, 1.0]), x) + x * np.sort(x).searchsorted(x)
 
 
+@case("numpy.diag_indices", A(3, 3))
+@case("numpy.diag_indices_from", A(3, 3))
+@case("numpy.tril_indices", A(3, 3))
+@case("numpy.tril_indices_from", A(3, 3))
+@case("numpy.triu_indices", A(3, 3))
+@case("numpy.triu_indices_from", A(3, 3))
+def triangle_indices(x):
+    k = x * 1.0
+    k[np.diag_indices_from(x)] += x[0, 1] ** 2
+    k[np.tril_indices_from(k, -1)] *= x[2, 0]
+    upper = k[np.triu_indices_from(x)] + k[np.triu_indices(3, 1)][0]
+    return upper + k[np.diag_indices(3)][1] * k[np.tril_indices(3)][2]
+
+
+@case("numpy.indices", A(2, 3))
+@case("numpy.unravel_index", A(2, 3))
+@case("numpy.ravel_multi_index", A(2, 3))
+def grid_indices(x):
+    i, j = np.indices(x.shape)
+    flat = np.ravel_multi_index((i, j), x.shape)
+    return x * i + x * j + x[np.unravel_index(np.argmax(x), x.shape)] * flat
+
+
+@case("numpy.digitize", A(5))
+@case("numpy.lexsort", A(5))
+@case("numpy.isin", A(5))
+def bins(x):
+    edges = np.array([-1.0, 0.0, 1.0])
+    return x * np.digitize(x, edges) + x[np.lexsort((x, -x))] + x * np.isin(np.round(x), edges)
+
+
+@case("numpy.iscomplexobj", A(4))
+@case("numpy.isrealobj", A(4))
+@case("numpy.isreal", A(4))
+@case("numpy.iscomplex", A(4))
+def kinds(x):
+    return x * np.iscomplexobj(x) + x * np.isrealobj(x) + x * np.isreal(x) + x * np.iscomplex(x)
+
+
 @case("numpy.shape", A(3, 4))
 @case("numpy.size", A(3, 4))
 @case("numpy.ndim", A(3, 4))
