@@ -139,8 +139,10 @@ class Reverse:
         # derivative code differentiated again mixes real and complex adjoints (a real value's adjoint may
         # receive a complex one): there every accumulation makes a new value instead of adding in place
         generated = getattr(self.ns.fn, "__module__", None) == "s2sad.generated"
-        if b in self.owned and not self.shapes.is_scalar(name(var)) and not generated:
-            # b holds an array no other name shares: add in place, no new array
+        if b in self.owned and not self.shapes.is_scalar(name(var)) and not generated and _real_safe(expr):
+            # b holds an array no other name shares: add in place, no new array (only a part that is real
+            # where var is: a real value's adjoint may receive a complex part, bv += bu * 1j, which NumPy
+            # cannot add into a real array in place; b = b + part keeps it, and its real part counts)
             return [gast.AugAssign(target=name(b, gast.Store()), op=op, value=expr)]
         self.owned.add(b)
         return [assign(b, gast.BinOp(left=name(b), op=op, right=expr))]
@@ -168,7 +170,12 @@ class Reverse:
             self.copied.add(b)
         # a lone slice may select items of a list (``l[1:]``, ``parts[::-1]``): add_at adds item by item,
         # where ``bl[1:] += g`` would extend the list
-        if _basic_index(index, self.range_vars) and not _item_index(index) and not isinstance(index, gast.Slice):
+        if (
+            _basic_index(index, self.range_vars)
+            and not _item_index(index)
+            and not isinstance(index, gast.Slice)
+            and (var in self.sequences or _real_safe(expr))
+        ):
             target = gast.Subscript(value=name(b), slice=index, ctx=gast.Store())
             if var in self.sequences:
                 # items of a list of adjoints: new values, not in-place adds (a real item's adjoint may
@@ -828,6 +835,16 @@ def _item_index(index) -> bool:
     """An index that may select an item of a list, tuple or dict (a position or a key), not only of
     an array: its adjoint goes through ``add_at``, which also accumulates into containers."""
     return isinstance(index, gast.Name) or isinstance(index, gast.Constant) and isinstance(index.value, (int, str))
+
+
+# runtime helpers whose result is real where their reference argument is (they take ``_real_for``)
+_REAL_SAFE = {"unbroadcast", "unmatmul_x", "unmatmul_y", "undot_x", "undot_y"}
+
+
+def _real_safe(expr) -> bool:
+    """Whether ``expr`` is real where the value whose adjoint it is, is real: only then can it be added
+    into that adjoint's array in place (else add_at, or a new array, takes or keeps its real part)."""
+    return isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and expr.func.id in _REAL_SAFE
 
 
 def _index_value(index):
