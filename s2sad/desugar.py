@@ -53,6 +53,11 @@ def _located(stmt, like):
 def _needs_work(tree, ns) -> bool:
     if _dict_parameters(tree) or any(isinstance(n, gast.For) and _global_dict_view(n.iter, ns) for n in walk(tree)):
         return True
+    if any(
+        isinstance(n, gast.For) and is_dict_view(n.iter) and not isinstance(n.iter.func.value, gast.Name)
+        for n in walk(tree)
+    ):
+        return True  # for v in {'a': x}.values(): the dict gets a name
     for n in walk(tree):
         if isinstance(n, gast.Call):
             callee = ns.lookup(n.func)
@@ -223,6 +228,11 @@ class _Desugar:
             s.test = self.expr(s.test, pre, s, True)
         elif isinstance(s, gast.For):
             s.iter = self.dict_loop(self.expr(s.iter, pre, s))
+            if is_dict_view(s.iter) and not isinstance(s.iter.func.value, gast.Name):
+                # {'a': x}.items(): the dict gets a name, so anf loops over it as over a named dict's items
+                held = self.fresh("mapping")
+                pre.append(_located(assign(held, s.iter.func.value), s))
+                s.iter.func.value = name(held)
         elif isinstance(s, gast.Assert):
             s.test = self.expr(s.test, pre, s, True)
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and _starred_target(s.targets[0]):
