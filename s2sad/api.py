@@ -377,9 +377,11 @@ def _tangents_shaped(jvp_fn, wrt, params):
             return jvp_fn(*args, **kwargs)  # (Python's own message)
         for primal, tangent in pairs:
             if primal in given and tangent in given and _shapes(given[primal]) != _shapes(given[tangent]):
+                from .runtime.trees import _shown
+
                 raise DifferentiationError(
-                    f"{jvp_fn.__name__}: the tangent {tangent} has shape {_shapes(given[tangent])}, but {primal} "
-                    f"has shape {_shapes(given[primal])}; a tangent has its argument's shape"
+                    f"{jvp_fn.__name__}: the tangent {tangent} is {_shown(given[tangent])}, but {primal} "
+                    f"is {_shown(given[primal])}; a tangent has its argument's shape"
                 )
         return jvp_fn(*args, **kwargs)
 

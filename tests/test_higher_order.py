@@ -120,7 +120,7 @@ def test_hvp_and_jvp_keep_default_arguments():
     assert_close(tangent, np.sum(2.0 * np.cos(x) * v))
     value, tangent = s2sad.jvp(with_default)(x, 3.0, v)  # (the tangent last; (x, v, 3.0) took 3.0 for it)
     assert_close(tangent, np.sum(3.0 * np.cos(x) * v))
-    with pytest.raises(s2sad.DifferentiationError, match="the tangent dx has shape"):
+    with pytest.raises(s2sad.DifferentiationError, match="the tangent dx is"):
         s2sad.jvp(with_default)(x, v, 3.0)
 
 

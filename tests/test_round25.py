@@ -185,9 +185,9 @@ def test_a_tangent_of_another_shape_is_refused():
     f = lambda x: np.sum(np.sin(x) * np.arange(1.0, 4.0).reshape(3, 1))  # noqa: E731
     x = np.ones((3, 1))
     for t in (np.ones(4), np.array([1.0, 0.0, 0.0])):
-        with pytest.raises(s2sad.DifferentiationError, match="the tangent dx has shape"):
+        with pytest.raises(s2sad.DifferentiationError, match="the tangent dx is"):
             s2sad.jvp(f)(x, t)
     g = lambda d, s: d["a"] * s  # noqa: E731
     assert s2sad.jvp(g, wrt=(0, 1))({"a": 2.0}, 3.0, {"a": 1.0}, 0.5) == (6.0, 4.0)
-    with pytest.raises(s2sad.DifferentiationError, match="the tangent dd has shape"):
+    with pytest.raises(s2sad.DifferentiationError, match="the tangent dd is"):
         s2sad.jvp(g, wrt=(0, 1))({"a": 2.0}, 3.0, {"b": 1.0}, 0.5)

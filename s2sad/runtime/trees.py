@@ -385,13 +385,13 @@ def expect_seed(seed, out):
 
 
 def _shown(v) -> str:
-    """A value's structure and leaf shapes, as a message shows them: ``(shape (2,), a number)``."""
+    """A value's structure and leaf shapes, as a message shows them: ``(an array of shape (2,), a number)``."""
     if is_tree(v):
         items = _items(v)
         if isinstance(items, dict):
             return "{" + ", ".join(f"{k!r}: {_shown(items[k])}" for k in sorted(items, key=repr)) + "}"
         return "(" + ", ".join(_shown(item) for item in items) + ("," if len(items) == 1 else "") + ")"
-    return f"shape {np.shape(v)}" if np.ndim(v) else "a number"
+    return f"an array of shape {np.shape(v)}" if np.ndim(v) else "a number"
 
 
 def expect_dict(d, call):
