@@ -22,9 +22,8 @@ import itertools
 import linecache
 import types
 
-import numpy as np
-
 from .errors import DifferentiationError
+from .runtime.watch import value_structure as structure
 
 _MISSING = object()
 ABSENT = _MISSING  # what an "absent" check expects: the name is not in its holder
@@ -61,28 +60,6 @@ def live_globals(origin, own: dict) -> LiveGlobals:
 
 
 # ---- what steered generation ----------------------------------------------------------------------
-def structure(obj):
-    """What generated code may depend on of a tuple or list of numbers, strings and arrays (the types, and
-    shapes and dtypes of arrays, not the float values it reads when it runs), or None for other objects
-    (whose identity is checked).  Ints and strings count by value (a length, an axis, an einsum spec)."""
-    if isinstance(obj, (tuple, list)) and type(obj) in (tuple, list):
-        items = [_leaf(v) for v in obj]
-        return None if any(i is None for i in items) else (type(obj), tuple(items))
-    return None
-
-
-def _leaf(v):
-    if isinstance(v, (tuple, list)):
-        return structure(v)
-    if isinstance(v, np.ndarray) and type(v) is np.ndarray:
-        return ("array", v.shape, v.dtype.str)
-    if type(v) in (float, complex) or isinstance(v, (np.floating, np.complexfloating)):
-        return type(v)
-    if type(v) in (int, bool, str) or v is None or isinstance(v, (np.integer, np.bool_)):
-        return (type(v), v)
-    return None
-
-
 class Check:
     """``holder`` (a globals dict, a closure cell, or a function for its defaults) still gives ``expected``
     (an object of the same :func:`structure` when ``structural``: a global tuple of floats rebound to

@@ -244,6 +244,8 @@ def _add_check(check, where: str, speller: Speller, add) -> None:
         add(f"{label}.cell_contents", code, "cell_contents")
     elif check.kind == "absent" or check.kind == "global" and check.name not in check.holder:  # (a builtin)
         add(f"{label}.{check.name}", code, check.name, ABSENT)
+    elif check.structure is not None:  # (SCALE = 3.0: read when the code runs, as in-process)
+        add(f"{label}.{check.name}", code, check.name, f"structure: {check.structure}")
     else:
         add(f"{label}.{check.name}", code, check.name)
 

@@ -63,6 +63,18 @@ def calls_helper2(x):
     return np.sum(helper2(x) ** 2)
 
 
+def scaled_rows(u, v):
+    out = u.copy()
+    for i in range(out.shape[0]):
+        if out[i] > 0.0:
+            out[i] *= v
+    return out
+
+
+def passes_scale(x):
+    return np.sum(scaled_rows(np.tanh(x), SCALE))
+
+
 class Cfg:
     alpha = 0.5
 
@@ -163,6 +175,8 @@ CHANGES = [
     ("model.loss", "ms.W[:] = 7.0", "exact"),
     ("scaled", "ms.SCALE = 5.0", "exact"),
     ("scaled", "ms.ACT = np.sin", "refused"),
+    ("passes_scale", "ms.SCALE = 5.0", "exact"),  # (round 35a: refused as stale, a float passed to a helper)
+    ("passes_scale", "ms.SCALE = np.array(5.0)", "refused"),  # (another type: code may depend on it)
     ("calls_helper2", "ms.helper2.__defaults__ = (ms.W * 2,)", "refused"),
     ("calls_helper2", "ms.helper2.__defaults__[0][:] = 3.0", "exact"),
     ("calls_helper2", "ms.helper2 = lambda x, a=ms.W: np.cos(x * a)", "refused"),

@@ -4,14 +4,17 @@ what each ``holder`` (a dict: its entry; else an attribute) holds when the modul
 ``_unchanged()`` refuses once any holds another object, as ``s2sad.grad`` refuses in-process (see
 ``s2sad/watch.py``).  ``literals``: the defaults written into the module as literals, by index or name, as
 ``(type name, repr)``, a function's code as ``(name, first line, digest)`` (``code_digest``: of its source
-text), or ``"absent"``; another value there when the module is imported makes the snapshot
-stale at once, and ``_unchanged()`` then refuses."""
+text), ``"absent"``, or ``"structure: float"`` (a global number, string, array or tuple of them, read when
+the code runs: another value of the same ``value_structure`` is not stale); another value there when the
+module is imported makes the snapshot stale at once, and ``_unchanged()`` then refuses."""
 
 from __future__ import annotations
 
 import hashlib
 
-__all__ = ["code_digest", "watched"]
+import numpy as np
+
+__all__ = ["code_digest", "value_structure", "watched"]
 
 _PROXY = type(vars(type))  # (a class's __dict__)
 _ABSENT = object()
@@ -22,6 +25,23 @@ def _now(holder, key):
         return holder.get(key, _ABSENT) if isinstance(holder, (dict, _PROXY)) else getattr(holder, key, _ABSENT)
     except ValueError:  # (an empty closure cell)
         return _ABSENT
+
+
+def value_structure(v) -> str | None:
+    """What derivative code may depend on of a number, a string, an array, or a tuple or list of them (their
+    types, and the shapes and dtypes of arrays, not the float values it reads when it runs), as text; None
+    for other objects (whose identity is checked).  Ints and strings count by value (a length, an axis, an
+    einsum spec): ``SCALE = 3.0`` after the derivative was made is read when it runs, as ``f`` reads it."""
+    if type(v) in (tuple, list):
+        items = [value_structure(item) for item in v]
+        return None if None in items else f"{type(v).__name__}({', '.join(items)})"
+    if type(v) is np.ndarray:
+        return f"array{v.shape}{v.dtype.str}"
+    if type(v) in (float, complex) or isinstance(v, (np.floating, np.complexfloating)):
+        return type(v).__name__
+    if type(v) in (int, bool, str) or v is None or isinstance(v, (np.integer, np.bool_)):
+        return f"{type(v).__name__} {v!r}"
+    return None
 
 
 def _fold(code, out: list) -> None:
@@ -114,6 +134,13 @@ def _as_written(now, expected) -> bool:
     return True
 
 
+_STRUCTURE = "structure: "  # a row's expectation: a value of this value_structure (SCALE = 3.0 is not stale)
+
+
+class _Structure(str):
+    """The value_structure a row's value must keep."""
+
+
 class watched:  # noqa: N801 - used as a function
     """``watched(command, *rows)``: called, refuses (``DifferentiationError``) once a row changed."""
 
@@ -123,14 +150,17 @@ class watched:  # noqa: N801 - used as a function
         for label, holder, key, *expected in rows:
             now = _now(holder, key)
             why = None
-            if expected and not _as_written(now, expected[0]):
+            if expected and isinstance(expected[0], str) and expected[0].startswith(_STRUCTURE):
+                now = _Structure(expected[0].removeprefix(_STRUCTURE))  # (a number or array: read when it runs)
+            elif expected and not _as_written(now, expected[0]):
                 why = _stale_code(label, now, expected[0]) if isinstance(expected[0], tuple) else None
                 now = object()  # (never the same: stale from the start)
             self.rows.append((label, holder, key, now, why))
 
     def __call__(self):
         for label, holder, key, was, why in self.rows:
-            if why is not None or _now(holder, key) is not was:
+            now = _now(holder, key)
+            if why is not None or (now is not was if type(was) is not _Structure else value_structure(now) != was):
                 from s2sad.errors import DifferentiationError
 
                 raise DifferentiationError(
