@@ -273,6 +273,11 @@ class Aliases:
             kind = self.kind[self.find(self.root[t])]
             if is_local(base) and kind in (NUMERIC, FRESH, PARAM) and _basic(value.slice, known_ints):
                 self.set_view(t, base, value.slice, arrays_only=kind != NUMERIC)
+            elif is_local(base) and kind in (FRESH, PARAM) and _key(value.slice):
+                # p["w"] of a dict argument: its item itself (an object's __getitem__ may give a copy: a
+                # write goes back into p only where the code finds it holds p["w"]'s memory, is_view)
+                self.set_view(t, base, value.slice)
+                self.rel[t] = replace(self.rel[t], maybe=True)
         elif (
             isinstance(value, gast.Subscript)
             and isinstance(value.value, gast.Attribute)
@@ -590,11 +595,20 @@ class Aliases:
                 return None
         return replace(first, maybe=len(rels) < len(states) or any(r.maybe for r in rels))
 
-    def loop_top(self, groups, rebound):
+    def loop_top(self, groups, rebound, swaps=(), mentioned=frozenset(), named=lambda n: True):
         """At the top of a loop body a name may hold what a name of its group (``sharing_groups``)
         held at the end of the previous iteration (``b = a`` there): their memories become one.
         Names the loop binds again (``rebound``) lose their exact relations; names it only writes
-        into keep theirs (``v = a[:]`` before a loop writing ``v[i]``: still a view of ``a``)."""
+        into keep theirs (``v = a[:]`` before a loop writing ``v[i]``: still a view of ``a``).
+        ``swaps``: names the body only permutes (``u, un = un, u``): each holds one of their memories, never
+        another's at once, so they stay apart when those are distinct arrays or numbers of f's own that no
+        other name or list shares and that no other statement of the body (``mentioned``) relates to
+        anything (``named``: whether a name may be read later, the user's names; not a temporary of the
+        statement that made them); otherwise they are a group."""
+        groups = list(groups)
+        for names in swaps:
+            if not self._apart(names, mentioned, named):
+                groups.append(set(names))
         for names in groups:
             tokens = [self.root[n] for n in names if n in self.root]
             if tokens:
@@ -605,15 +619,31 @@ class Aliases:
             self.rel.pop(n, None)
             self.count[n] = self.count.get(n, 0) + 1
 
+    def _apart(self, names, mentioned, named) -> bool:
+        """Whether the permuted ``names`` hold distinct memories of f's own (arrays or numbers it made)
+        that no other name, list or relation reaches, and that the rest of the body relates to nothing."""
+        if any(n not in self.root or n in mentioned for n in names):
+            return False
+        memories = {self.memory(n) for n in names}
+        if len(memories) != len(names) or any(self.kind[m] != NUMERIC for m in memories):
+            return False
+        if any(n not in names and named(n) and self.memory(n) in memories for n in self.root):
+            return False
+        if any(rel.parent in names for n, rel in self.rel.items() if n not in names):
+            return False
+        return not any(self.find(m) in memories for held in self.contains.values() for m in held)
+
     def loop_elements(self, pairs):
-        """At the top of a loop body: for each (base, name) of ``sharing_groups``' ``elements``, ``name``
+        """At the top of a loop body: for each (base, name, way) of ``sharing_groups``' ``elements``, ``name``
         may hold what an earlier iteration read from or put into ``base``: an element of a list or
         tuple (its elements' memories and the name's become one, the list's own stays apart), or memory
         shared with an array (or an object of unknown type)."""
-        for base, n in pairs:
+        for base, n, way in pairs:
             if base not in self.root or n not in self.root:
                 continue
             m = self.memory(base)
+            if way == "put" and self.kind[m] == NUMERIC:
+                continue  # xp[:] = x into a number or array (a number has no items): x's values are copied
             if self.kind[m] == CONTAINER and self.find(self.root[n]) != m:
                 token = self._merge([*self.contains.get(m, ()), self.root[n]])
                 self.contains[m] = {token}
@@ -763,6 +793,11 @@ def _pop(value) -> bool:
 
 def _base(subscript):
     return subscript.value.id if isinstance(subscript.value, gast.Name) else None
+
+
+def _key(index) -> bool:
+    """A string constant: a dict's key (or a structured array's field, a view of it)."""
+    return isinstance(index, gast.Constant) and type(index.value) is str
 
 
 def _basic(index, known_ints) -> bool:
@@ -928,13 +963,15 @@ def _user_call(call) -> bool:
     return not (isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name))
 
 
-def sharing_groups(stmts, resolve=lambda f: None, arrays=frozenset(), elements=None) -> list[set[str]]:
+def sharing_groups(stmts, resolve=lambda f: None, arrays=frozenset(), elements=None, swaps=None) -> list[set[str]]:
     """Groups of user names that the assignments among ``stmts`` may make share memory: each
     assignment's targets with the names whose objects its value may be (``b = a``, ``v = a[1:]``,
     ``r = helper(a)``, ``lst[i] = row``, ``for row in a``); groups that meet are joined.  A write into
     one of ``arrays`` (NumPy arrays of numbers, ``a[i] = v``) copies ``v``'s values: it shares nothing.
-    ``elements``: a list that receives (base, name) for ``w = base[i]`` and ``base[i] = w`` instead of a
-    group: ``w`` may be an element of ``base`` (a list's, held by it) or a view of it (an array's)."""
+    ``elements``: a list that receives (base, name, "get") for ``w = base[i]`` and (base, name, "put") for
+    ``base[i] = w`` instead of a group: ``w`` may be an element of ``base`` (a list's, held by it) or a view
+    of it (an array's).  ``swaps``: a list that receives the names of each assignment that only permutes
+    them (``u, un = un, u``, double buffering) instead of a group (``Aliases.loop_top`` decides)."""
     groups: list[set[str]] = []
     for s in stmts:
         for n in walk(s):
@@ -943,6 +980,10 @@ def sharing_groups(stmts, resolve=lambda f: None, arrays=frozenset(), elements=N
             ):
                 groups += _loop_groups(n, resolve)
             elif isinstance(n, (gast.Assign, gast.AnnAssign, gast.NamedExpr)):
+                permuted = _permuted(n)
+                if swaps is not None and permuted:
+                    swaps.append(permuted)
+                    continue
                 for targets, value in _pairs(n):
                     if value is None or _fresh_value(value, resolve):
                         continue
@@ -956,13 +997,13 @@ def sharing_groups(stmts, resolve=lambda f: None, arrays=frozenset(), elements=N
                     held, group = _held_names(value, resolve), set()
                     for t in targets:
                         if elements is not None and _subscript_of_name(t):  # a[i] = v: a holds v (or its values)
-                            elements += [(_base_name(t), v) for v in sorted(held)]
+                            elements += [(_base_name(t), v, "put") for v in sorted(held)]
                             continue
                         while isinstance(t, gast.Subscript):
                             t = t.value
                         group |= _names(t)
                     if elements is not None and item:  # w = a[i]: an element of a (or a view of it)
-                        elements += [(value.id, t) for t in sorted(group)]
+                        elements += [(value.id, t, "get") for t in sorted(group)]
                     elif group:
                         groups.append(group | held)
     merged: list[set[str]] = []
@@ -973,6 +1014,19 @@ def sharing_groups(stmts, resolve=lambda f: None, arrays=frozenset(), elements=N
             g = g | m
         merged.append(g)
     return merged
+
+
+def _permuted(stmt) -> set[str]:
+    """The names ``u, un = un, u`` (any permutation of two or more distinct names) binds; else empty."""
+    pairs = _pairs(stmt) if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 else []
+    if len(pairs) < 2 or not all(
+        len(t) == 1 and isinstance(t[0], gast.Name) and isinstance(v, gast.Name) for t, v in pairs
+    ):
+        return set()
+    targets, values = [t[0].id for t, _ in pairs], [v.id for _, v in pairs]
+    if len(set(targets)) != len(targets) or set(targets) != set(values) or targets == values:
+        return set()
+    return set(targets)
 
 
 def _subscript_of_name(node) -> bool:

@@ -35,6 +35,7 @@ from .aliases import (
     CONTAINER,
     FRESH,
     NUMERIC,
+    PARAM,
     Aliases,
     appends,
     kept_arrays,
@@ -60,7 +61,7 @@ from .ir import (
 )
 from .loop_sources import LoopSources, _copy, _len
 from .naming import Names, Role, all_names, assign, const, generated_globals, name
-from .param_writes import call_writes, param_writes
+from .param_writes import call_writes, items_only, param_writes
 from .primitives import is_user_function, writes_arguments
 from .resolve import MISSING, Namespace, among, dotted
 from .star import SAFE_KEY, namedtuple_field
@@ -1215,6 +1216,20 @@ class _ANF(LoopSources):
                     self.refuse_outside_write(v, node)  # helper(self.w) writing into it
                 if not isinstance(v, gast.Name) or v.id in self.known_ints or v.id in self.aliases.numbers:
                     continue
+                if p in items_only(fn) and self.holds_numbers(v.id):
+                    continue  # (w = p.copy(); w[0] += s: an item of a list p, nothing of an array's)
+                if p in items_only(fn) and self.aliases.kind_of(v.id) == PARAM:  # (the same, checked when it runs)
+                    self.ns.scope.setdefault("expect_numbers", runtime.expect_numbers)
+                    line, what = writes[p]
+                    message = (
+                        f"{fn.__name__}() changes items of its parameter '{p}' in place ({what}, line {line}), and "
+                        f"this call passes '{self.describe(v.id)}', which is not an array of numbers here: s2sad "
+                        f"differentiates {fn.__name__}() on a private copy of its arguments, so the change would be "
+                        "lost; copy the items too (copy.deepcopy) or return new values"
+                    )
+                    check = gast.Call(func=name("expect_numbers"), args=[name(v.id), const(message)], keywords=[])
+                    self.emit(gast.Expr(value=check), node)
+                    continue
                 others = [a for a in [*args, *(k.value for k in kws)] if a is not v and isinstance(a, gast.Name)]
                 twice = self.reached_otherwise(v.id, others)
                 if value is v and not twice and self.dead_after_call(v.id, node):
@@ -1230,6 +1245,11 @@ class _ANF(LoopSources):
                     f"{fn.__name__}() on a private copy of its arguments, so the change would be lost; "
                     f"make {fn.__name__}() return a new value instead ({p} = {p} + v)",
                 )
+
+    def holds_numbers(self, n: str) -> bool:
+        """Whether ``n`` holds a number or a NumPy array of numbers (what arithmetic and NumPy functions
+        give): its items are numbers, which no write into another object's items changes."""
+        return n in self.aliases.arrays or self.aliases.kind_of(n) == NUMERIC
 
     def np_call(self, fname, args, kws, node):
         self.ns.scope.setdefault("np", __import__("numpy"))
@@ -1669,26 +1689,32 @@ class _ANF(LoopSources):
         """The names (current versions) that ``stmts`` may bind: their memories are joined after."""
         return [self.env[u] for u in sorted(assigned_names(stmts)) if u in self.env]
 
-    def sharing_versions(self, loop, elements=None) -> list[list[str]]:
+    def sharing_versions(self, loop, elements, swaps) -> list[list[str]]:
         """Current versions of the names a loop body may make share memory across iterations, by group
-        (and in ``elements``, the (base, name) pairs of items read from or written into a base)."""
+        (and in ``elements``, the (base, name, way) of items read from or written into a base; in
+        ``swaps``, the names of each assignment that only permutes them)."""
         rebound = assigned_names(loop.body)
         arrays = kept_arrays(loop.body, {u for u, v in self.env.items() if v in self.aliases.arrays}, rebound)
-        found = [] if elements is not None else None
-        groups = sharing_groups(loop.body, self.callee, arrays, found)
-        if found:
-            elements += [(self.env[b], self.env[n]) for b, n in found if b in self.env and n in self.env]
+        found, permuted = [], []
+        groups = sharing_groups(loop.body, self.callee, arrays, found, permuted)
+        elements += [(self.env[b], self.env[n], way) for b, n, way in found if b in self.env and n in self.env]
+        swaps += [{self.env[u] for u in names if u in self.env} for names in permuted]
         return [[self.env[u] for u in sorted(g) if u in self.env] for g in groups]
 
     def loop_top(self, loop, changing):
         """At the top of a loop body: what any earlier iteration may have left (aliases.loop_top), and
         the lists it appended to holding what it appended."""
-        elements = []
-        self.aliases.loop_top(self.sharing_versions(loop, elements), changing)
+        elements, swaps = [], []
+        groups = self.sharing_versions(loop, elements, swaps)
+        held = [
+            (self.env[a], self.env[b]) for a, b in appends(loop.body, self.callee) if a in self.env and b in self.env
+        ]
+        mentioned = {n for g in groups for n in g} | {n for pair in held for n in pair}
+        mentioned |= {n for b, v, way in elements for n in (b, v) if way == "get" or self.aliases.kind_of(b) != NUMERIC}
+        named = lambda n: n in self.user_of or n in self.pending or n in self.held  # noqa: E731
+        self.aliases.loop_top(groups, changing, swaps, mentioned, named)
         self.aliases.loop_elements(elements)
-        self.aliases.held(
-            [(self.env[a], self.env[b]) for a, b in appends(loop.body, self.callee) if a in self.env and b in self.env]
-        )
+        self.aliases.held(held)
 
     def predeclare(self, stmts):
         """Give every name first assigned inside a compound statement its one name now."""

@@ -24,6 +24,16 @@ _DISPLAYS = (gast.List, gast.Tuple, gast.Set, gast.Dict, gast.ListComp, gast.Set
 _WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "at", "shuffle", "put_along_axis"}
 
 _CACHE: dict = {}
+_ITEMS: dict = {}  # (code, globals) -> the parameters written into only through items of copies (w = p.copy())
+
+
+def items_only(fn) -> set:
+    """The parameters of ``fn`` (among ``param_writes(fn)``) that it changes only through the items of what
+    it holds of them (``w = p.copy(); w[0] += v`` changes an array item of a list ``p``, nothing of an
+    array ``p``): an argument whose items are numbers (an array of numbers) is not changed by the call."""
+    param_writes(fn)
+    code = getattr(fn, "__code__", None)
+    return _ITEMS.get((code, id(getattr(fn, "__globals__", None))), set())
 
 
 def param_writes(fn, _active=None) -> dict:
@@ -38,14 +48,11 @@ def param_writes(fn, _active=None) -> dict:
     if code in active:  # recursion: what the outer scan finds
         return {}
     active.add(code)
-    lifted = getattr(fn, "__s2sad_lifted__", None)  # a local function s2sad lifted: its own tree
-    try:
-        tree = lifted.tree if lifted is not None else gast.parse(inspect.cleandoc("\n" + inspect.getsource(fn))).body[0]
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return {}
+    from .effects import _tree  # (a lifted local function's own tree; a lambda's node, at its lines in the file)
+
+    tree, first = _tree(fn, code)
     if not isinstance(tree, (gast.FunctionDef, gast.Lambda)):
         return {}
-    first = code.co_firstlineno if lifted is None else 1
     args = tree.args
     params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
     params += [a.id for a in (args.vararg, args.kwarg) if a is not None]
@@ -109,6 +116,7 @@ def param_writes(fn, _active=None) -> dict:
                             changed |= add(same, t.id, ps) | add(held, t.id, ps)
 
     out: dict = {}
+    objects: set = set()  # the parameters a write may reach as objects (not only through their items)
 
     def wrote(node, line, what):
         """A write into ``node``'s object: the parameters it may be; and those it may hold, unless it is a
@@ -116,11 +124,13 @@ def param_writes(fn, _active=None) -> dict:
         ps = same.get(node.id, set()) if isinstance(node, gast.Name) else params_of(node)
         for p in ps:
             out.setdefault(p, (first + line - 1, what))
+        objects.update(ps)
 
     def wrote_inside(node, line, what):
         """A write that may reach into the objects ``node`` holds (``lst[0][1] = v``, ``lst[0] += v``)."""
         for p in params_of(node):
             out.setdefault(p, (first + line - 1, what))
+        objects.update(same.get(node.id, set()) if isinstance(node, gast.Name) else params_of(node))
 
     lookup = {**globals_, **{k: c.cell_contents for k, c in zip(code.co_freevars, fn.__closure__ or ())}}
     for n in walk(tree):
@@ -159,11 +169,14 @@ def param_writes(fn, _active=None) -> dict:
     out = {p: out[p] for p in params if p in out}
     if _active is None:
         _CACHE[key] = out
+        _ITEMS[key] = set(out) - objects
     return out
 
 
 def _new_list(value, resolve) -> bool:
-    """``list(v)``, ``tuple(v)``: a new list holding v's items (or elements)."""
+    """``list(v)``, ``tuple(v)``, ``v.copy()``: a new object holding v's items (or elements)."""
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "copy":
+        return not value.args and not value.keywords  # (an array's, a list's, a dict's: a shallow copy)
     return (
         isinstance(value, gast.Call) and len(value.args) == 1 and any(resolve(value.func) is t for t in (list, tuple))
     )

@@ -43,6 +43,7 @@ __all__ = [
     "updates_in_place",
     "rebinds_a_number",
     "expect_array",
+    "expect_numbers",
     "expect_plain",
     "expect_apart",
     "expect_mutable",
@@ -272,7 +273,7 @@ def add_at(g, index, v):
     elif is_tree(g):
         return add_item(g, index, v)
     if type(index) is str:  # (an attribute read of an object that is an array when the code runs: a.base)
-        raise _refusal(f"the attribute `{index}` of an array has no derivative rule")
+        raise _refusal(f"the attribute or field `{index}` of an array has no derivative rule")
     if _is_basic(index):
         g[index] += v
     else:
@@ -582,6 +583,13 @@ def expect_array(x, message):
         raise _refusal(message)
 
 
+def expect_numbers(x, message):
+    """Nothing for a number or a NumPy array of numbers (its items are numbers: a write into another
+    object's items changes none of it); otherwise the refusal ``message`` at the user's line."""
+    if not (isinstance(x, (int, float, complex, np.number)) or type(x) is np.ndarray and x.dtype.kind in "biufc"):
+        raise _refusal(message)
+
+
 def expect_no_own(x, method, message):
     """Nothing unless ``x`` is an object of a user class defining ``method`` (``__round__`` for
     ``round(x)``, ``__float__`` for ``math.sin(x)``), which Python calls there: s2sad's rule is a number's."""
@@ -694,14 +702,14 @@ def is_view(x, a, index=None, refusal=None):
     array or an item of a list (which keep their values when ``a[i]`` is assigned); also ``x`` that was
     read out of ``a`` on some paths only and holds an array of its own on the others (no shared memory).
     With ``index`` (a write into ``x`` going back to ``a[index]``): whether ``x`` holds the memory of
-    ``a[index]``, an array item of a list or tuple ``a`` too (``v = xs[0]; v *= 2`` writes into it);
+    ``a[index]``, an array item of a list, tuple or dict ``a`` too (``v = xs[0]; v *= 2`` writes into it);
     ``refusal`` (derivative code differentiated again, where such an item is a copy): refused for an array."""
-    if index is not None and isinstance(a, (list, tuple)):
+    if index is not None and not isinstance(a, np.ndarray):  # a list's, a tuple's, a dict's item, or an object's
         if refusal is not None and isinstance(x, np.ndarray):  # (derivative code: a list's item is a copy there)
             raise _refusal(refusal)
         try:
             item = a[index]
-        except (IndexError, TypeError):
+        except (IndexError, KeyError, TypeError):
             return False
         return isinstance(x, np.ndarray) and isinstance(item, np.ndarray) and np.may_share_memory(x, item)
     return isinstance(a, np.ndarray) and isinstance(x, np.ndarray) and np.may_share_memory(x, a)

@@ -12,6 +12,7 @@ from s2sad.runtime import (
     expect_field,
     expect_mutable,
     expect_no_own,
+    expect_numbers,
     expect_plain,
     is_view,
     last_writes,
@@ -55,6 +56,12 @@ def rebinds_a_number_is_a_check(x):
 @case("s2sad.runtime.expect_array", A(3))
 def expect_array_is_a_check(x):
     expect_array(x, "never: x is an array")
+    return x * x
+
+
+@case("s2sad.runtime.expect_numbers", A(3))
+def expect_numbers_is_a_check(x):
+    expect_numbers(x, "never: x is an array of numbers")
     return x * x
 
 
