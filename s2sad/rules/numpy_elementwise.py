@@ -6,7 +6,16 @@ import builtins
 import numpy as np
 
 from .. import runtime
-from ..runtime import abs_sign, match_complex, modulus_nonzero, over_hypot, pow_deriv, sinc_deriv, tangent_over, tangent_times  # noqa: F401  (names used in templates)
+from ..runtime import (  # noqa: F401  (names used in templates)
+    abs_sign,
+    match_complex,
+    modulus_nonzero,
+    over_hypot,
+    pow_deriv,
+    sinc_deriv,
+    tangent_over,
+    tangent_times,
+)
 from .registry import ELEMENTWISE, forward_rule, reverse_rule
 
 # fmt: off

@@ -2,13 +2,12 @@
 broadcast like NumPy's ufuncs; ``logsumexp`` is a reduction with ``axis``/``keepdims``.
 
 Generated code imports only numpy, math and s2sad's runtime, so templates call SciPy through the
-runtime helper ``polygamma(n, x)`` (digamma for ``n = 0``), which has a rule of its own: derivatives
-of derivatives work.
+runtime helper ``polygamma(n, x)`` (digamma for ``n = 0``), which has a rule of its own (in ``math_rules``,
+where ``math.lgamma`` uses it too): derivatives of derivatives work.
 """
 
 import numpy as np
 
-from .. import runtime
 from ..runtime import polygamma, unreduce  # noqa: F401  (names used in templates)
 from .registry import ELEMENTWISE, REDUCTION, forward_rule, reverse_rule
 
@@ -74,14 +73,6 @@ if sp is not None:
 
     @forward_rule(sp.polygamma, kind=ELEMENTWISE, name="scipy.special.polygamma")
     def scipy_polygamma(y, n, x):
-        dy = dx * polygamma(n + 1, x)
-
-    @reverse_rule(runtime.polygamma, kind=ELEMENTWISE, name="s2sad.runtime.polygamma")
-    def runtime_polygamma(y, n, x):  # not named polygamma: the template calls the helper
-        bx += by * polygamma(n + 1, x)
-
-    @forward_rule(runtime.polygamma, kind=ELEMENTWISE, name="s2sad.runtime.polygamma")
-    def runtime_polygamma(y, n, x):  # not named polygamma: the template calls the helper
         dy = dx * polygamma(n + 1, x)
 
     # x log(y), 0 where x == 0: d/dx = log(y), d/dy = x / y

@@ -3,8 +3,6 @@ these cases are registered (no test is skipped, there is nothing to test)."""
 
 import numpy as np
 
-from s2sad.runtime import polygamma
-
 from . import A, F, case
 
 try:
@@ -65,7 +63,3 @@ if sp is not None:
     @case("scipy.special.polygamma", 2, A(3, 4, lo=0.5, hi=5.0))
     def polygamma_(n, x):
         return sp.polygamma(n, x)
-
-    @case("s2sad.runtime.polygamma", 0, A(3, 4, lo=0.5, hi=5.0))
-    def runtime_polygamma_(n, x):
-        return polygamma(n, x) * x
