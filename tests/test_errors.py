@@ -238,3 +238,19 @@ def test_a_discarded_call_refusal_names_the_users_variables(f, mode):
             s2sad.jvp(f)(x, x)
     assert re.match(FILE + r":\d+:\d+: ", str(e.value))
     assert "which may change y in place" in str(e.value)
+
+
+def test_a_scipy_ufunc_without_a_rule_is_named_by_its_scipy_module():
+    """scipy.special's ufuncs are numpy.ufunc objects (no __module__): the refusal names scipy.special, not numpy."""
+    sp = pytest.importorskip("scipy.special")
+    from s2sad.rules.registry import public_name
+
+    assert public_name(sp.kolmogorov) == "scipy.special.kolmogorov"
+    assert public_name(sp.xlog1py) == "scipy.special.xlog1py"
+    assert public_name(np.log1p) == "numpy.log1p"
+
+    def f(x):
+        return np.sum(sp.kolmogorov(x))
+
+    with pytest.raises(s2sad.DifferentiationError, match=r"no derivative rule for `scipy\.special\.kolmogorov`"):
+        s2sad.grad(f)(np.array([0.5, 1.0]))

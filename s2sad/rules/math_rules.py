@@ -16,13 +16,14 @@ from ..runtime import (  # noqa: F401  (names used in templates)
     hypot_of,
     others_product,
     over_hypot,
+    polygamma,
     pow_deriv,
     tangent_over,
     tangent_times,
     unarray,
     unsum_items,
 )
-from .registry import SCALAR, forward_rule, reverse_rule
+from .registry import ELEMENTWISE, SCALAR, forward_rule, reverse_rule
 
 # fmt: off
 
@@ -317,6 +318,58 @@ if hasattr(math, "cbrt"):  # Python >= 3.11
     @forward_rule(math.cbrt, kind=SCALAR)
     def cbrt(y, x):
         dy = np.divide(dx, 3 * y * y)
+
+
+@reverse_rule(math.erf, kind=SCALAR)
+def erf(y, x):
+    bx += by * (2 / math.sqrt(math.pi)) * math.exp(-x * x)
+
+
+@forward_rule(math.erf, kind=SCALAR)
+def erf(y, x):
+    dy = dx * (2 / math.sqrt(math.pi)) * math.exp(-x * x)
+
+
+@reverse_rule(math.erfc, kind=SCALAR)
+def erfc(y, x):
+    bx -= by * (2 / math.sqrt(math.pi)) * math.exp(-x * x)
+
+
+@forward_rule(math.erfc, kind=SCALAR)
+def erfc(y, x):
+    dy = -dx * (2 / math.sqrt(math.pi)) * math.exp(-x * x)
+
+
+# gamma' = gamma digamma; lgamma = log|gamma| (negative x too): lgamma' = digamma, polygamma(0, x)
+@reverse_rule(math.gamma, kind=SCALAR)
+def gamma(y, x):
+    bx += by * y * polygamma(0, x)
+
+
+@forward_rule(math.gamma, kind=SCALAR)
+def gamma(y, x):
+    dy = dx * y * polygamma(0, x)
+
+
+@reverse_rule(math.lgamma, kind=SCALAR)
+def lgamma(y, x):
+    bx += by * polygamma(0, x)
+
+
+@forward_rule(math.lgamma, kind=SCALAR)
+def lgamma(y, x):
+    dy = dx * polygamma(0, x)
+
+
+# polygamma(n, x), the n-th derivative of digamma (SciPy's, or a series without SciPy): d/dx is order n + 1
+@reverse_rule(runtime.polygamma, kind=ELEMENTWISE, name="s2sad.runtime.polygamma")
+def runtime_polygamma(y, n, x):  # not named polygamma: the template calls the helper
+    bx += by * polygamma(n + 1, x)
+
+
+@forward_rule(runtime.polygamma, kind=ELEMENTWISE, name="s2sad.runtime.polygamma")
+def runtime_polygamma(y, n, x):  # not named polygamma: the template calls the helper
+    dy = dx * polygamma(n + 1, x)
 
 
 # math.hypot(a, b, c, ...) of other than two coordinates is run as hypot_of([a, b, c, ...]) (desugar)

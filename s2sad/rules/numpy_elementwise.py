@@ -6,7 +6,16 @@ import builtins
 import numpy as np
 
 from .. import runtime
-from ..runtime import abs_sign, match_complex, modulus_nonzero, over_hypot, sinc_deriv, tangent_over  # noqa: F401  (names used in templates)
+from ..runtime import (  # noqa: F401  (names used in templates)
+    abs_sign,
+    match_complex,
+    modulus_nonzero,
+    over_hypot,
+    pow_deriv,
+    sinc_deriv,
+    tangent_over,
+    tangent_times,
+)
 from .registry import ELEMENTWISE, forward_rule, reverse_rule
 
 # fmt: off
@@ -488,3 +497,51 @@ def clip(y, a, a_min=None, a_max=None):
 @forward_rule(np.clip, kind=ELEMENTWISE)
 def clip(y, a, a_min=None, a_max=None):
     dy = da * (y == a) + da_min * ((y != a) & (y == a_min)) + da_max * ((y != a) & (y == a_max))
+
+
+# copysign(x1, x2) = |x1| sign(x2): d/dx1 = sign(x1) sign(x2) (signs of signed zeros as copysign reads them);
+# locally constant in x2 (x2 != 0)
+@reverse_rule(np.copysign, kind=ELEMENTWISE)
+def copysign(z, x1, x2):
+    bx1 += bz * np.copysign(1.0, x1) * np.copysign(1.0, x2)
+
+
+@forward_rule(np.copysign, kind=ELEMENTWISE)
+def copysign(z, x1, x2):
+    dz = dx1 * np.copysign(1.0, x1) * np.copysign(1.0, x2)
+
+
+# ldexp(x1, x2) = x1 2**x2, the exponent an integer (NumPy refuses a float one): a constant
+@reverse_rule(np.ldexp, kind=ELEMENTWISE)
+def ldexp(z, x1, x2):
+    bx1 += np.ldexp(bz, x2)
+
+
+@forward_rule(np.ldexp, kind=ELEMENTWISE)
+def ldexp(z, x1, x2):
+    dz = np.ldexp(dx1, x2)
+
+
+# float_power is power computed in float64 (complex128): the power rule, the base made inexact first so that
+# pow_deriv computes in NumPy as float_power does (nan, not Python's complex, for a negative float base)
+@reverse_rule(np.float_power, kind=ELEMENTWISE)
+def float_power(z, x1, x2):
+    bx1 += bz * pow_deriv(x1 * np.float64(1.0), x2, 1)
+    bx2 += bz * z * np.log(np.where(x1 == 0, 1.0, x1))
+
+
+@forward_rule(np.float_power, kind=ELEMENTWISE)
+def float_power(z, x1, x2):
+    dz = tangent_times(dx1, pow_deriv(x1 * np.float64(1.0), x2, 1)) + tangent_times(dx2, z * np.log(np.where(x1 == 0, 1.0, x1)))
+
+
+# heaviside(x1, x2) is 0 for x1 < 0, 1 for x1 > 0 and x2 where x1 == 0: flat in x1 (away from 0), and x2 counts
+# only where x1 == 0
+@reverse_rule(np.heaviside, kind=ELEMENTWISE)
+def heaviside(z, x1, x2):
+    bx2 += bz * (x1 == 0)
+
+
+@forward_rule(np.heaviside, kind=ELEMENTWISE)
+def heaviside(z, x1, x2):
+    dz = dx2 * (x1 == 0)

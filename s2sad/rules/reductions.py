@@ -178,3 +178,65 @@ def cumprod(y, a, axis=None, dtype=None, out=None):
 @forward_rule(np.cumprod)
 def cumprod(y, a, axis=None, dtype=None, out=None):
     dy = cumprod_tangent(da, a, y, axis)
+
+
+# ---- NaN-ignoring reductions: NaN entries are left out (constants with no derivative) ---------------
+
+
+@reverse_rule(np.nanmax, kind=REDUCTION)
+def nanmax(y, a, axis=None, out=None, keepdims=False):
+    """As np.max (ties split equally); a NaN never equals the maximum, so it gets no derivative."""
+    ba += unextremum(by, a, y, axis, keepdims)
+
+
+@forward_rule(np.nanmax, kind=REDUCTION)
+def nanmax(y, a, axis=None, out=None, keepdims=False):
+    dy = np.sum(unextremum(1.0, a, y, axis, keepdims) * np.where(np.isnan(a), 0.0, da), axis=axis, keepdims=keepdims)
+
+
+@reverse_rule(np.nanmin, kind=REDUCTION)
+def nanmin(y, a, axis=None, out=None, keepdims=False):
+    ba += unextremum(by, a, y, axis, keepdims)
+
+
+@forward_rule(np.nanmin, kind=REDUCTION)
+def nanmin(y, a, axis=None, out=None, keepdims=False):
+    dy = np.sum(unextremum(1.0, a, y, axis, keepdims) * np.where(np.isnan(a), 0.0, da), axis=axis, keepdims=keepdims)
+
+
+# the product with NaN entries read as 1: prod's rule on where(isnan(a), 1, a), nothing for the NaN entries
+@reverse_rule(np.nanprod, kind=REDUCTION)
+def nanprod(y, a, axis=None, dtype=None, out=None, keepdims=False):
+    ba += unreduce(by, a, axis, keepdims) * axes_back(others_product(axes_last(np.where(np.isnan(a), 1.0, a), axis)), a, axis) * ~np.isnan(a)
+
+
+@forward_rule(np.nanprod, kind=REDUCTION)
+def nanprod(y, a, axis=None, dtype=None, out=None, keepdims=False):
+    dy = np.sum(axes_back(others_product(axes_last(np.where(np.isnan(a), 1.0, a), axis)), a, axis) * np.where(np.isnan(a), 0.0, da), axis=axis, keepdims=keepdims)
+
+
+# var and std over the n entries of each slice that are not NaN: c = a - nanmean(a), 0 at the NaN entries
+@reverse_rule(np.nanvar, kind=REDUCTION)
+def nanvar(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    c = np.where(np.isnan(a), 0.0, a - np.nanmean(a, axis=axis, keepdims=True))
+    ba += unreduce(np.real(by) * 2 / (np.sum(~np.isnan(a), axis=axis, keepdims=keepdims) - ddof), a, axis, keepdims) * np.conj(c)
+
+
+@forward_rule(np.nanvar, kind=REDUCTION)
+def nanvar(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    c = np.where(np.isnan(a), 0.0, a - np.nanmean(a, axis=axis, keepdims=True))
+    dy = np.real(np.sum(np.where(np.isnan(a), 0.0, da) * np.conj(c), axis=axis, keepdims=keepdims)) * 2 / (np.sum(~np.isnan(a), axis=axis, keepdims=keepdims) - ddof)
+
+
+@reverse_rule(np.nanstd, kind=REDUCTION)
+def nanstd(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    c = np.where(np.isnan(a), 0.0, a - np.nanmean(a, axis=axis, keepdims=True))
+    n = np.sum(~np.isnan(a), axis=axis, keepdims=keepdims)
+    ba += unreduce(over_std(by, y, n) / (n - ddof), a, axis, keepdims) * np.conj(c)
+
+
+@forward_rule(np.nanstd, kind=REDUCTION)
+def nanstd(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    c = np.where(np.isnan(a), 0.0, a - np.nanmean(a, axis=axis, keepdims=True))
+    n = np.sum(~np.isnan(a), axis=axis, keepdims=keepdims)
+    dy = over_std(np.sum(np.where(np.isnan(a), 0.0, da) * np.conj(c), axis=axis, keepdims=keepdims), y, n) / (n - ddof)

@@ -27,6 +27,7 @@ import textwrap
 from dataclasses import dataclass, field
 
 import gast
+import numpy as np
 
 ELEMENTWISE = "elementwise"  # output = broadcast of the inputs; adjoints are unbroadcast
 SCALAR = "scalar"  # math-module functions: inputs and output are Python scalars
@@ -92,6 +93,8 @@ def public_name(obj) -> str:
     qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", repr(obj))
     if module == "builtins":
         return qual
+    if type(obj).__name__ == "ufunc" and _in_scipy_special(obj):
+        return f"scipy.special.{qual}"  # SciPy's ufuncs are numpy.ufunc objects: their module reads "numpy"
     if module.startswith("numpy") or type(obj).__name__ in ("ufunc", "_ArrayFunctionDispatcher"):
         module = "numpy"
         for sub in ("linalg", "fft"):
@@ -100,6 +103,13 @@ def public_name(obj) -> str:
     if module == "_operator":
         module = "operator"
     return f"{module}.{qual}" if module else qual
+
+
+def _in_scipy_special(ufunc) -> bool:
+    """``ufunc`` is scipy.special's (when SciPy is loaded at all), not NumPy's."""
+    special = sys.modules.get("scipy.special")
+    name = getattr(ufunc, "__name__", "")
+    return special is not None and getattr(special, name, None) is ufunc and getattr(np, name, None) is not ufunc
 
 
 def lookup(obj) -> Rule | None:

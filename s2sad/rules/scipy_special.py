@@ -2,15 +2,14 @@
 broadcast like NumPy's ufuncs; ``logsumexp`` is a reduction with ``axis``/``keepdims``.
 
 Generated code imports only numpy, math and s2sad's runtime, so templates call SciPy through the
-runtime helper ``polygamma(n, x)`` (digamma for ``n = 0``), which has a rule of its own: derivatives
-of derivatives work.
+runtime helper ``polygamma(n, x)`` (digamma for ``n = 0``), which has a rule of its own (in ``math_rules``,
+where ``math.lgamma`` uses it too): derivatives of derivatives work.
 """
 
 import numpy as np
 
-from .. import runtime
-from ..runtime import polygamma, unreduce  # noqa: F401  (names used in templates)
-from .registry import ELEMENTWISE, REDUCTION, forward_rule, reverse_rule
+from ..runtime import polygamma, unbroadcast, unreduce  # noqa: F401  (names used in templates)
+from .registry import ELEMENTWISE, OTHER, REDUCTION, forward_rule, reverse_rule
 
 try:
     import scipy.special as sp
@@ -76,14 +75,6 @@ if sp is not None:
     def scipy_polygamma(y, n, x):
         dy = dx * polygamma(n + 1, x)
 
-    @reverse_rule(runtime.polygamma, kind=ELEMENTWISE, name="s2sad.runtime.polygamma")
-    def runtime_polygamma(y, n, x):  # not named polygamma: the template calls the helper
-        bx += by * polygamma(n + 1, x)
-
-    @forward_rule(runtime.polygamma, kind=ELEMENTWISE, name="s2sad.runtime.polygamma")
-    def runtime_polygamma(y, n, x):  # not named polygamma: the template calls the helper
-        dy = dx * polygamma(n + 1, x)
-
     # x log(y), 0 where x == 0: d/dx = log(y), d/dy = x / y
     @reverse_rule(sp.xlogy, kind=ELEMENTWISE, name="scipy.special.xlogy")
     def xlogy(z, x, y):
@@ -102,3 +93,60 @@ if sp is not None:
     @forward_rule(sp.logsumexp, kind=REDUCTION, name="scipy.special.logsumexp")
     def logsumexp(y, a, axis=None, *, keepdims=False):
         dy = np.sum(da * np.exp(a - unreduce(y, a, axis, keepdims)), axis=axis, keepdims=keepdims)
+
+    # logsumexp with weights b (broadcast against a): y = log(sum(b exp(a))), dy/da = b exp(a - y), dy/db = exp(a - y)
+    @reverse_rule(sp.logsumexp, kind=REDUCTION, name="scipy.special.logsumexp")
+    def logsumexp(y, a, axis=None, *, b, keepdims=False):
+        e = np.exp(a - unreduce(y, a, axis, keepdims))
+        ba += unbroadcast(unreduce(by, a, axis, keepdims) * b * e, a)
+        bb += unbroadcast(unreduce(by, a, axis, keepdims) * e, b)
+
+    @forward_rule(sp.logsumexp, kind=REDUCTION, name="scipy.special.logsumexp")
+    def logsumexp(y, a, axis=None, *, b, keepdims=False):
+        e = np.exp(a - unreduce(y, a, axis, keepdims))
+        dy = np.sum(da * b * e, axis=axis, keepdims=keepdims) + np.sum(db * e, axis=axis, keepdims=keepdims)
+
+    # softmax y = exp(x - logsumexp(x)): dy = y (dx - sum(y dx)) along axis (all axes for None)
+    @reverse_rule(sp.softmax, kind=OTHER, name="scipy.special.softmax")
+    def softmax(y, x, axis=None):
+        bx += y * (by - np.sum(by * y, axis=axis, keepdims=True))
+
+    @forward_rule(sp.softmax, kind=OTHER, name="scipy.special.softmax")
+    def softmax(y, x, axis=None):
+        dy = y * (dx - np.sum(y * dx, axis=axis, keepdims=True))
+
+    @reverse_rule(sp.log_softmax, kind=OTHER, name="scipy.special.log_softmax")
+    def log_softmax(y, x, axis=None):
+        bx += by - np.exp(y) * np.sum(by, axis=axis, keepdims=True)
+
+    @forward_rule(sp.log_softmax, kind=OTHER, name="scipy.special.log_softmax")
+    def log_softmax(y, x, axis=None):
+        dy = dx - np.sum(np.exp(y) * dx, axis=axis, keepdims=True)
+
+    # the standard normal CDF: its density exp(-x^2 / 2) / sqrt(2 pi); for log_ndtr divided by ndtr = exp(y),
+    # in one exp so that it stays finite far in the left tail (where ndtr underflows)
+    @reverse_rule(sp.ndtr, kind=ELEMENTWISE, name="scipy.special.ndtr")
+    def ndtr(y, x):
+        bx += by * np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
+
+    @forward_rule(sp.ndtr, kind=ELEMENTWISE, name="scipy.special.ndtr")
+    def ndtr(y, x):
+        dy = dx * np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
+
+    @reverse_rule(sp.log_ndtr, kind=ELEMENTWISE, name="scipy.special.log_ndtr")
+    def log_ndtr(y, x):
+        bx += by * np.exp(-0.5 * x * x - y) / np.sqrt(2 * np.pi)
+
+    @forward_rule(sp.log_ndtr, kind=ELEMENTWISE, name="scipy.special.log_ndtr")
+    def log_ndtr(y, x):
+        dy = dx * np.exp(-0.5 * x * x - y) / np.sqrt(2 * np.pi)
+
+    # x log1p(y), 0 where x == 0: d/dx = log1p(y), d/dy = x / (1 + y)
+    @reverse_rule(sp.xlog1py, kind=ELEMENTWISE, name="scipy.special.xlog1py")
+    def xlog1py(z, x, y):
+        bx += bz * np.log1p(y)
+        by += np.divide(bz * x, 1 + y)
+
+    @forward_rule(sp.xlog1py, kind=ELEMENTWISE, name="scipy.special.xlog1py")
+    def xlog1py(z, x, y):
+        dz = dx * np.log1p(y) + np.divide(dy * x, 1 + y)

@@ -872,3 +872,16 @@ def unspread_weights(z, g, a, weights, axis=None):
 @reverse_rule(runtime.unspread_weights, name="s2sad.runtime.unspread_weights")
 def unspread_weights(z, g, a, weights, axis=None):
     bg += spread_weights(a, bz, axis)
+
+
+# polyval(p, x) = sum_i p[i] x ** (n - 1 - i): d/dp[i] = x ** (n - 1 - i), d/dx = polyval(polyder(p), x)
+@reverse_rule(np.polyval)
+def polyval(y, p, x):
+    k = np.arange(np.size(p) - 1, -1, -1)
+    bp += unarray(np.sum(np.asarray(by)[..., None] * np.asarray(x)[..., None] ** k, axis=tuple(range(np.ndim(by)))), p)
+    bx += unbroadcast(by * np.polyval(np.asarray(p)[:-1] * k[:-1], x), x)
+
+
+@forward_rule(np.polyval)
+def polyval(y, p, x):
+    dy = np.polyval(dp, x) + dx * np.polyval(np.asarray(p)[:-1] * np.arange(np.size(p) - 1, 0, -1), x)

@@ -2,7 +2,9 @@
 
 import math
 
-from . import F, case
+from s2sad.runtime import polygamma
+
+from . import A, F, case
 
 U = F(-0.9, 0.9)  # inside the domain of asin/acos
 P = F(0.5, 2.0)  # positive
@@ -171,3 +173,33 @@ def ldexp_(x):
 @case("math.trunc", F(0.1, 0.9), complex=False)
 def floor_ceil_trunc(x):
     return x * (math.floor(x) + math.ceil(x * 3) + math.trunc(x * 5))
+
+
+@case("math.erf", F(), complex=False)
+def erf_(x):
+    return math.erf(x) * x
+
+
+@case("math.erfc", F(), complex=False)
+def erfc_(x):
+    return math.erfc(x * x)
+
+
+@case("math.gamma", F(0.3, 4.0), complex=False)
+def gamma_(x):
+    return math.gamma(x) + math.gamma(x - 3.0)  # a negative argument too
+
+
+@case("math.lgamma", F(0.3, 4.0), complex=False)
+def lgamma_(x):
+    return math.lgamma(x) * math.lgamma(x - 3.0)  # log|gamma| of a negative argument too
+
+
+@case("s2sad.runtime.polygamma", 0, A(3, 4, lo=0.5, hi=5.0))
+def runtime_polygamma_(n, x):
+    return polygamma(n, x) * x
+
+
+@case("s2sad.runtime.polygamma", 1, F(-2.9, -2.1), complex=False)
+def runtime_polygamma_float(n, x):
+    return polygamma(n, x) * x

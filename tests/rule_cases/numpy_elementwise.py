@@ -304,3 +304,48 @@ def clip_bounds(x, lo, hi):
 @case("numpy.clip", A(3, 4), A(4, lo=-0.5, hi=-0.1))
 def clip_lower_only(x, lo):
     return np.clip(x, lo, None)
+
+
+@case("numpy.copysign", A(3, 4), A(4), complex=False)  # real only (NumPy refuses complex)
+def copysign_(x, y):
+    return np.copysign(x, y) * y + np.copysign(x * x, -1.5)
+
+
+@case("numpy.copysign", F(), F(), complex=False)
+def copysign_floats(x, y):
+    return np.copysign(x, y) + np.copysign(2.0, x) * x
+
+
+@case("numpy.ldexp", A(3, 4), complex=False)
+def ldexp_(x):
+    return np.ldexp(x, np.array([1, -2, 3, 0])) + np.ldexp(x * x, 2)
+
+
+@case("numpy.ldexp", F(), complex=False)
+def ldexp_float(x):
+    return np.ldexp(x, -3) * x
+
+
+@case("numpy.float_power", A(3, 4, lo=0.5, hi=2.0), A(4))
+def float_power_(x, y):
+    return np.float_power(x, y)
+
+
+@case("numpy.float_power", A(3, 4))  # integer exponents: any base, and the base 0 (x ** 1 and x ** 0 there)
+def float_power_int(x):
+    return np.float_power(x, 3.0) + np.float_power(x, 2) + np.float_power(x * 0.0, 1) * x + np.float_power(x * 0.0, 0)
+
+
+@case("numpy.float_power", F(0.5, 2.0), F())
+def float_power_floats(x, y):
+    return np.float_power(x, y) * x
+
+
+@case("numpy.heaviside", A(3, 4), A(4), complex=False)  # x away from 0: flat in x, y never read
+def heaviside_(x, y):
+    return np.heaviside(x, y) * x + y
+
+
+@case("numpy.heaviside", A(4), complex=False)  # y read where x1 == 0
+def heaviside_at_zero(y):
+    return np.heaviside(np.array([0.0, 1.0, -1.0, 0.0]), y) * y + np.heaviside(0.0, y[0])

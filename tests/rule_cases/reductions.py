@@ -184,3 +184,61 @@ def builtin_sum_rows(x):
 @case("sum", A(3), F())
 def builtin_sum_list(x, y):
     return sum([x, y * x, x * x], y)
+
+
+def _holes(x):
+    """x with NaN at every third entry (ignored by the nan-reductions; no slice is all NaN)."""
+    return np.where(np.arange(x.size).reshape(x.shape) % 3 == 1, np.nan, x)
+
+
+@case("numpy.nanmax", A(3, 4))
+def nanmax_(x):
+    return np.nanmax(_holes(x), axis=1)[:, None] + np.nanmax(_holes(x)) + np.nanmax(_holes(x), axis=0, keepdims=True)
+
+
+@case("numpy.nanmax", A(4))
+def nanmax_ties(x):
+    return np.nanmax(_holes(np.concatenate([x, x])))
+
+
+@case("numpy.nanmin", A(2, 3, 4))
+def nanmin_(x):
+    return np.nanmin(_holes(x), axis=(0, 2)) * np.nanmin(_holes(x), axis=-1, keepdims=True).sum()
+
+
+@case("numpy.nanprod", A(3, 4))
+def nanprod_(x):
+    return np.nanprod(_holes(x), axis=1) + np.nanprod(_holes(x), keepdims=True)
+
+
+@case("numpy.nanprod", A(2, 4))
+def nanprod_zero(x):
+    return np.nanprod(_holes(x) * np.array([1.0, 1.0, 0.0, 1.0]), axis=-1)  # exact with a zero factor
+
+
+@case("numpy.nanvar", A(3, 4))
+def nanvar_(x):
+    return (
+        np.nanvar(_holes(x), axis=1)[:, None]
+        + np.nanvar(_holes(x), ddof=1)
+        + np.nanvar(_holes(x), axis=0, keepdims=True)
+    )
+
+
+@case("numpy.nanvar", A(2, 3, 5))
+def nanvar_axes(x):
+    return np.nanvar(_holes(x), axis=(0, 2), ddof=1, keepdims=True) * np.nanvar(_holes(x), -1)[..., None]
+
+
+@case("numpy.nanstd", A(3, 4))
+def nanstd_(x):
+    return (
+        np.nanstd(_holes(x), axis=1)[:, None]
+        + np.nanstd(_holes(x), ddof=1)
+        + np.nanstd(_holes(x), axis=0, keepdims=True)
+    )
+
+
+@case("numpy.nanstd", A(2, 3, 5))
+def nanstd_axes(x):
+    return np.nanstd(_holes(x), axis=(0, 2), ddof=1, keepdims=True) * np.nanstd(_holes(x), -1)[..., None]

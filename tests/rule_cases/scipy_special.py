@@ -3,8 +3,6 @@ these cases are registered (no test is skipped, there is nothing to test)."""
 
 import numpy as np
 
-from s2sad.runtime import polygamma
-
 from . import A, F, case
 
 try:
@@ -66,6 +64,42 @@ if sp is not None:
     def polygamma_(n, x):
         return sp.polygamma(n, x)
 
-    @case("s2sad.runtime.polygamma", 0, A(3, 4, lo=0.5, hi=5.0))
-    def runtime_polygamma_(n, x):
-        return polygamma(n, x) * x
+    @case("scipy.special.logsumexp", A(3, 4), A(4, lo=0.5, hi=2.0))
+    def logsumexp_b(x, w):
+        return sp.logsumexp(x, axis=1, b=w) + sp.logsumexp(x, b=w)
+
+    @case("scipy.special.logsumexp", A(2, 3, 4), A(3, 1, lo=0.5, hi=2.0))
+    def logsumexp_b_keepdims(x, w):
+        return sp.logsumexp(x, axis=(0, 2), b=w, keepdims=True)
+
+    @case("scipy.special.softmax", A(3, 4))
+    def softmax_(x):
+        return sp.softmax(x, axis=1) * np.arange(4.0) + sp.softmax(x)
+
+    @case("scipy.special.softmax", A(2, 3, 4))
+    def softmax_axes(x):
+        return sp.softmax(x, axis=(0, 2)) + sp.softmax(x, axis=-2)
+
+    @case("scipy.special.log_softmax", A(3, 4))
+    def log_softmax_(x):
+        return sp.log_softmax(x, axis=0) * np.arange(4.0) + sp.log_softmax(x)
+
+    @case("scipy.special.log_softmax", A(2, 3, 4))
+    def log_softmax_axes(x):
+        return sp.log_softmax(x, axis=(0, 2)) + sp.log_softmax(x, axis=-2)
+
+    @case("scipy.special.ndtr", A(3, 4))
+    def ndtr_(x):
+        return sp.ndtr(x)
+
+    @case("scipy.special.log_ndtr", A(3, 4))
+    def log_ndtr_(x):
+        return sp.log_ndtr(x) + sp.log_ndtr(x - 30.0)  # far in the left tail, where ndtr is 0
+
+    @case("scipy.special.xlog1py", A(3, 4), A(4, lo=-0.5, hi=2.0))
+    def xlog1py_(x, y):
+        return sp.xlog1py(x, y)
+
+    @case("scipy.special.xlog1py", F(), F(-0.5, 2.0))
+    def xlog1py_floats(x, y):
+        return sp.xlog1py(x, y) * x

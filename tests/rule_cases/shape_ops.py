@@ -436,3 +436,18 @@ def ndarray_item_(x):
 def ndarray_tolist_(x):
     rows = (x * x).tolist()
     return rows[0][1] * rows[1][2] + x.tolist()[1][0]
+
+
+@case("numpy.polyval", A(4), A(3, 2))
+def polyval_(p, x):
+    return np.polyval(p, x)
+
+
+@case("numpy.polyval", A(3), F())
+def polyval_float(p, x):
+    return np.polyval(p, x) * x + np.polyval([1.0, p[0]], x) + np.polyval(p[:1], x)  # a list p; a constant
+
+
+@case("numpy.polyval", A(5), A(3))
+def polyval_x_only(p, x):
+    return np.polyval(np.array([2.0, -1.0, 0.5]), x) + np.polyval(p, 0.7)  # x ** 0 at any x
