@@ -40,6 +40,7 @@ class Forward:
         self._tan: dict[str, str] = {}
         self.live: set[str] = set()  # variables whose tangent is held in d<var>
         self.owned: set[str] = set()  # ... in an array no other name shares (safe to write into)
+        self.typed: set[str] = set()  # ... owned and complex where the value is (zeros_like, writable: items fit)
         self.forced: set[str] = set()  # loop-carried: the tangent always exists, zero or not
         self.numbers: set[str] = set()  # names whose current value is a number constant
         self.defined: set[str] = {a.id for a in tree.args.args + tree.args.kwonlyargs}  # names bound here
@@ -77,6 +78,7 @@ class Forward:
             self.owned.discard(var)
             return []
         self.live.add(var)
+        self.typed.discard(var)
         (self.owned.add if owned else self.owned.discard)(var)
         if not owned and not isinstance(expr, (gast.BinOp, gast.UnaryOp)):
             # ``da1 = da`` (the tangent of ``a1 = a + 1.0``): the two share an array, so neither may be
@@ -236,8 +238,10 @@ class Forward:
         code = []
         if var not in self.live:
             code += self.set_tangent(var, _call("zeros_like", name(var)), owned=True)
-        elif var not in self.owned:
-            code += self.set_tangent(var, _call("writable", name(self.tan(var))), owned=True)
+        elif var not in self.owned or var not in self.typed:
+            # (an owned tangent made by arithmetic may be real where the value is complex: dx * 2 of z + 2 * x)
+            code += self.set_tangent(var, _call("writable", name(self.tan(var)), name(var)), owned=True)
+        self.typed.add(var)
         if t is None:  # (a zero of the value's shape: a list's item is read back as it is)
             t = self.zero_of(value.id) if isinstance(value, gast.Name) else const(0.0)
         code.append(
@@ -379,11 +383,12 @@ class Forward:
 
     # ---- control flow ----------------------------------------------------------------------
     def if_stmt(self, stmt) -> list:
-        live, owned, defined = set(self.live), set(self.owned), set(self.defined)
+        live, owned, defined, typed = set(self.live), set(self.owned), set(self.defined), set(self.typed)
         body = self.block(stmt.body)
-        live_body, owned_body = set(self.live), set(self.owned)
-        self.live, self.owned, self.defined = set(live), set(owned), set(defined)
+        live_body, owned_body, typed_body = set(self.live), set(self.owned), set(self.typed)
+        self.live, self.owned, self.defined, self.typed = set(live), set(owned), set(defined), set(typed)
         orelse = self.block(stmt.orelse)
+        self.typed &= typed_body  # (typed on every path only)
         merged = live_body | self.live
         # a tangent nonzero after one branch is made a real zero at the end of the other, where the
         # variable exists (defined before the if, or in that branch)
@@ -423,15 +428,17 @@ class Forward:
         outer = self.forced
         self.forced = outer | carried
         self.live |= carried
-        owned_start = set(self.owned)
+        owned_start, typed_start = set(self.owned), set(self.typed)
         for _ in range(10):
-            self.owned = set(owned_start)
+            self.owned, self.typed = set(owned_start), set(typed_start)
             self.live |= carried
             body = self.block(stmt.body)
-            if owned_start <= self.owned:
+            if owned_start <= self.owned and typed_start <= self.typed:
                 break
             owned_start &= self.owned
+            typed_start &= self.typed
         self.owned = owned_start & self.owned
+        self.typed = typed_start & self.typed
         self.forced = outer
         self.defined |= _assigned(stmt.body)
         if isinstance(stmt, gast.For):

@@ -252,12 +252,12 @@ def scatter(z, v, like, index):
 
 
 @forward_rule(runtime.writable, name="s2sad.runtime.writable")
-def writable(z, t):
-    dz = writable(dt)
+def writable(z, t, like=None):
+    dz = writable(dt, like)
 
 
 @reverse_rule(runtime.writable, name="s2sad.runtime.writable")
-def writable(z, t):
+def writable(z, t, like=None):
     bt += bz
 
 
