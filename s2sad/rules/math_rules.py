@@ -203,6 +203,37 @@ def acos(y, x):
     dy = -tangent_over(dx, math.sqrt(1 - x * x))
 
 
+@reverse_rule(math.asinh, kind=SCALAR)
+def asinh(y, x):
+    bx += by / math.sqrt(x * x + 1)
+
+
+@forward_rule(math.asinh, kind=SCALAR)
+def asinh(y, x):
+    dy = dx / math.sqrt(x * x + 1)
+
+
+@reverse_rule(math.acosh, kind=SCALAR)
+def acosh(y, x):
+    """Infinite at x == 1, the end of the domain (NumPy's inf, as math.sqrt's)."""
+    bx += np.divide(by, math.sqrt(x * x - 1))
+
+
+@forward_rule(math.acosh, kind=SCALAR)
+def acosh(y, x):
+    dy = tangent_over(dx, math.sqrt(x * x - 1))
+
+
+@reverse_rule(math.atanh, kind=SCALAR)
+def atanh(y, x):
+    bx += by / (1 - x * x)
+
+
+@forward_rule(math.atanh, kind=SCALAR)
+def atanh(y, x):
+    dy = dx / (1 - x * x)
+
+
 @reverse_rule(math.atan, kind=SCALAR)
 def atan(y, x):
     bx += by / (1 + x * x)

@@ -70,6 +70,21 @@ def acos_(x):
     return math.acos(x)
 
 
+@case("math.asinh", F())
+def asinh_(x):
+    return math.asinh(x)
+
+
+@case("math.acosh", F(1.2, 3.0))
+def acosh_(x):
+    return math.acosh(x)
+
+
+@case("math.atanh", U)
+def atanh_(x):
+    return math.atanh(x)
+
+
 @case("math.atan", F())
 def atan_(x):
     return math.atan(x)
