@@ -361,6 +361,17 @@ class Aliases:
             self.root[t] = self._merge(tokens) if names or outside else self._new(FRESH)
             for c in containers:
                 self.contains.setdefault(c, set()).add(self.find(self.root[t]))
+        elif isinstance(value, gast.Call) and resolve(value.func) in (runtime.ndarray_tolist, runtime.keys_of):
+            self.root[t] = self._new(CONTAINER)  # x.tolist(), a dict's keys: a new list of new numbers (or keys)
+            self.index_arrays.add(t)
+        elif isinstance(value, gast.BinOp) and self._sequence_operands(value, is_local):
+            # [0.0] * n, lst + [v]: a new list holding the objects its operands hold (not a number or array)
+            token = self._new(CONTAINER)
+            self.contains[token] = {
+                self.find(m) for m in self._sequence_operands(value, is_local) for m in self.contains.get(m, ())
+            }
+            self.root[t] = token
+            self.index_arrays.add(t)
         elif isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)) or _numeric_call(value, resolve):
             if isinstance(value, gast.Compare):
                 self.index_arrays.add(t)
@@ -371,6 +382,17 @@ class Aliases:
             self.root[t] = self._new(NUMERIC)
         else:
             self.root[t] = self._new(FRESH)
+
+    def _sequence_operands(self, value, is_local) -> list:
+        """The memories of the list or tuple operands of ``value`` (``t * 2`` of ``t = [0.0]``): Python repeats
+        or joins them (a list of objects, not arithmetic); empty when no operand is known to be one."""
+        operands = [value.left, value.right]
+        out = [
+            self.memory(o.id)
+            for o in operands
+            if isinstance(o, gast.Name) and is_local(o.id) and self.kind_of(o.id) == CONTAINER
+        ]
+        return out if isinstance(value.op, (gast.Mult, gast.Add)) else []
 
     def _list_copy(self, value, is_local, resolve) -> bool:
         """``list(v)``, ``tuple(v)`` or ``v[a:b]`` of a local list or tuple ``v`` s2sad knows (a CONTAINER)."""
@@ -1106,10 +1128,11 @@ def _loop_groups(loop, resolve) -> list[set[str]]:
     return [_names(target) | _names(it)]
 
 
-def appends(stmts, resolve=lambda f: None) -> list[tuple[str, str]]:
+def appends(stmts, resolve=lambda f: None, array_copy=lambda call: False) -> list[tuple[str, str]]:
     """(list, item) pairs for each ``lst.append(item)``, ``lst.insert(i, item)`` or ``lst.extend(items)``
-    among ``stmts`` whose item may be a named object (not ``np.tanh(h)``): at the top of a loop, the
-    list may already hold what a previous iteration put."""
+    among ``stmts`` whose item may be a named object (not ``np.tanh(h)``, nor ``x.copy()`` that
+    ``array_copy`` says is a new array): at the top of a loop, the list may already hold what a previous
+    iteration put."""
     out = []
     for s in stmts:
         for n in walk(s):
@@ -1122,7 +1145,7 @@ def appends(stmts, resolve=lambda f: None) -> list[tuple[str, str]]:
                 for arg in n.args[-1:]:
                     while isinstance(arg, gast.Subscript):
                         arg = arg.value
-                    if not _fresh_value(arg, resolve):
+                    if not _fresh_value(arg, resolve) and not (isinstance(arg, gast.Call) and array_copy(arg)):
                         out += [(n.func.value.id, a) for a in sorted(_names(arg)) if a != n.func.value.id]
     return out
 

@@ -37,6 +37,7 @@ from .aliases import (
     NUMERIC,
     PARAM,
     Aliases,
+    Relation,
     appends,
     kept_arrays,
     liveness,
@@ -345,6 +346,7 @@ class _ANF(LoopSources):
         self.nones: dict[str, int] = {}  # name -> how many assignments give it None (-1: another value)
         self.written_params: set[str] = set()  # parameters whose data f writes into (copied on entry)
         self.writable: set[str] = set()  # names written in place whose aliases are all kept up to date
+        self.sliced: set[str] = set()  # names checked to be arrays before a slice write (not lists)
         self.checkpoints: dict = {}  # checkpointed loops (the For statements written) -> every
         self.in_place_tests: dict = {}  # cond -> (its version, x, x's version) for cond = updates_in_place(x)
         self.dicts: set[str] = set()  # names holding a dict f built: d[k] = v makes a new version
@@ -905,6 +907,20 @@ class _ANF(LoopSources):
         self.ns.scope.setdefault("copy_dict", runtime.copy_dict)
         return gast.Call(func=name("copy_dict"), args=[atom], keywords=[])
 
+    def array_copy(self, call) -> bool:
+        """``x.copy()`` that generated code makes with ``np.copy`` (checked to be an array's copy when x's
+        type is known only when the code runs; not a dict's, nor a copy used as a list): a new array."""
+        func = call.func
+        return (
+            isinstance(func, gast.Attribute)
+            and func.attr == "copy"
+            and not call.args
+            and not call.keywords
+            and isinstance(func.value, gast.Name)
+            and id(call) not in self.container_copies
+            and not self.is_mapping(func.value)
+        )
+
     def copy_call(self, receiver, node, method=True):
         """``v.copy()`` (or ``copy.copy(v)``) of a dict as ``copy_dict(v)``, of a value whose type is known at
         run time only (a parameter, a list) as ``copy_of(v)``, which keeps the type; None for an array
@@ -1395,6 +1411,23 @@ class _ANF(LoopSources):
         if base in self.dicts or isinstance(index, gast.Constant) and isinstance(index.value, str):
             self.dict_write(base, index, value, stmt)
             return
+        if _slices(index) and self.aliases.kind_of(base) == CONTAINER:
+            raise self.error(
+                stmt,
+                f"assigning to a slice of the list '{self.describe(base)}' is not supported (it may change the "
+                "list's length); build a new list (lst = lst[:i] + new + lst[j:]) or assign item by item",
+            )
+        if _slices(index) and self.aliases.kind_of(base) in (FRESH, PARAM) and base not in self.sliced:
+            self.sliced.add(base)  # (a list there would change its length: checked once per value)
+            self.ns.scope.setdefault("expect_array", runtime.expect_array)
+            message = (
+                f"assigning to a slice of '{self.describe(base)}', which is not a NumPy array here: s2sad "
+                "differentiates slice writes into arrays; build a new list, or assign item by item"
+            )
+            self.emit(
+                gast.Expr(value=gast.Call(func=name("expect_array"), args=[name(base), const(message)], keywords=[])),
+                stmt,
+            )
         self.check_write(base, stmt)
         self.check_assumed_views(base, stmt)
         if isinstance(value, gast.Name) and (value.id == base or value.id in self.aliases.shared(base)):
@@ -1404,7 +1437,25 @@ class _ANF(LoopSources):
             value = name(tmp)
         target = gast.Subscript(value=name(base), slice=index, ctx=gast.Store())
         self.emit(gast.Assign(targets=[target], value=value, type_comment=None), stmt)
+        self.held_by(base, index, value)
         self.after_write(base, stmt)
+
+    def held_by(self, base, index, value):
+        """After ``base[index] = value``: a list (or what may be one) holds ``value``'s object itself (an
+        array copies its values), so a later write into ``value`` changes ``base[index]`` too; it goes back
+        there where the code finds ``value`` still is that item (``is_view``, a relation ``maybe``)."""
+        if not isinstance(value, gast.Name) or not self.is_local(value.id) or value.id in self.aliases.numbers:
+            return
+        if value.id in self.known_ints or self.aliases.kind_of(base) not in (CONTAINER, FRESH, PARAM):
+            return
+        if makes_view(index):  # (an array's slice takes values; a list's is refused: _slices)
+            return
+        self.aliases.appended(base, value.id)
+        rel = self.aliases.rel.get(value.id)
+        if rel is None or not self.aliases.valid(rel):
+            names = [n.id for n in walk(index) if isinstance(n, gast.Name)]
+            stamp = self.aliases._stamp([base, *names])
+            self.aliases.rel[value.id] = Relation("item", base, _copy(index), stamp, maybe=True)
 
     def check_assumed_views(self, base, stmt):
         """Before a write into ``base``: each view it relies on (``v = x[1:]`` of a parameter) is one only
@@ -1706,9 +1757,8 @@ class _ANF(LoopSources):
         the lists it appended to holding what it appended."""
         elements, swaps = [], []
         groups = self.sharing_versions(loop, elements, swaps)
-        held = [
-            (self.env[a], self.env[b]) for a, b in appends(loop.body, self.callee) if a in self.env and b in self.env
-        ]
+        pairs = appends(loop.body, self.callee, self.array_copy)
+        held = [(self.env[a], self.env[b]) for a, b in pairs if a in self.env and b in self.env]
         mentioned = {n for g in groups for n in g} | {n for pair in held for n in pair}
         mentioned |= {n for b, v, way in elements for n in (b, v) if way == "get" or self.aliases.kind_of(b) != NUMERIC}
         named = lambda n: n in self.user_of or n in self.pending or n in self.held  # noqa: E731
@@ -2079,6 +2129,11 @@ def jumps(stmts) -> str:
             if a != "never" or b != "never":
                 return "maybe"
     return "never"
+
+
+def _slices(index) -> bool:
+    """A slice in the index (``a[1:3]``, ``a[:, 0]``): for a list, an assignment that may change its length."""
+    return any(isinstance(p, gast.Slice) for p in (index.elts if isinstance(index, gast.Tuple) else [index]))
 
 
 def restructure(stmts, loc):

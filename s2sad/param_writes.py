@@ -151,9 +151,8 @@ def param_writes(fn, _active=None) -> dict:
                 if k.arg == "out":
                     wrote_inside(k.value, line, "out=")
             callee = lookup.get(f.id) if isinstance(f, gast.Name) else None
-            own_helper = (getattr(callee, "__module__", None) or "").startswith(
-                "s2sad.runtime"
-            )  # write only what they own
+            module = getattr(callee, "__module__", None) or ""
+            own_helper = module.startswith("s2sad.") and module != "s2sad.generated"  # (s2sad's own: a guard's)
             if inspect.isfunction(callee) and callee is not fn and not own_helper:
                 inner = param_writes(callee, active)
                 if inner:

@@ -402,3 +402,65 @@ def test_a_leaf_of_an_object_giving_copies_is_never_written_back():
     with pytest.raises(s2sad.DifferentiationError, match=r"test_round35.py:\d+:\d+: "):
         s2sad.grad(lambda x, p: writes_one_leaf(p, x))(x, obj)
     np.testing.assert_array_equal(obj.d["b"], [3.0, 4.0])
+
+
+# ---- found by the lead while fixing round 35: a list holding an array written in place afterwards ----
+
+
+def stored_then_written(x):
+    buf = [0.0, 0.0]
+    v = x * 1.0
+    buf[0] = v
+    v[0] = v[0] * 3.0  # buf[0] is v: it changes too
+    return np.sum(buf[0] * x)
+
+
+def preallocated_then_written(x):
+    buf = [0.0] * 2  # a list (it was taken for a number or an array)
+    for i in range(2):
+        v = x * (i + 1.0)
+        buf[i] = v
+        v[0] = v[0] * 3.0
+    return np.sum(buf[0] * buf[1])
+
+
+def stored_then_overwritten(x):
+    buf = [0.0, 0.0]
+    v = x * 1.0
+    buf[0] = v
+    buf[0] = x * 2.0  # v is no longer buf[0]: a write into v must not go back there
+    v[1] = v[1] * 5.0
+    return np.sum(buf[0] * v)
+
+
+@pytest.mark.parametrize("f", [stored_then_written, preallocated_then_written, stored_then_overwritten])
+def test_an_array_a_list_holds_written_in_place_is_exact(f):
+    """[2, 3] for [3, 3] in every mode: `buf[0] = v` was taken for a copy of v's values."""
+    x = np.array([0.5, 1.5])
+    if f is stored_then_written:
+        np.testing.assert_allclose(s2sad.grad(f)(x), [6 * x[0], 2 * x[1]])
+    assert check(f, (x,)) == []
+
+
+def slice_of_a_list(xs, y):
+    xs[0:2] = [y, y * 2.0]
+    return np.sum(xs[0] * xs[1]) + np.sum(xs[2])
+
+
+def slice_of_a_list_made_here(y):
+    buf = [0.0, 0.0] * 1
+    for _ in range(2):
+        buf[:] = [y, y]
+        y = y * 2.0
+    return np.sum(buf[0] * buf[1])
+
+
+def test_a_slice_of_a_list_assigned_is_refused_at_its_line():
+    """TypeError ('can only assign an iterable') from the adjoint, which wrote 0.0 into the list's slice."""
+    y = np.array([0.5, 1.5])
+    xs = [np.array([1.0, 2.0]), np.array([3.0, 4.0]), np.array([5.0, 6.0])]
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round35.py:\d+:\d+: assigning to a slice of 'xs'"):
+        s2sad.grad(slice_of_a_list, wrt=1)(xs, y)
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round35.py:\d+:\d+: assigning to a slice of the list"):
+        s2sad.grad(slice_of_a_list_made_here)(y)
+    np.testing.assert_allclose(s2sad.grad(slice_of_a_list, wrt=1)(np.array(xs), y), 4 * y)  # an array: exact

@@ -711,6 +711,11 @@ def is_view(x, a, index=None, refusal=None):
             item = a[index]
         except (IndexError, KeyError, TypeError):
             return False
+        if item is x and not isinstance(x, np.ndarray):  # p["n"] of p["n"]["b"] *= v: a container's container
+            raise _refusal(
+                "an in-place write into an array inside a dict or list that another dict or list holds (p['n']['b'] "
+                "*= v, then p read again) is not supported; write into a copy and store it (p['n']['b'] = new)"
+            )
         return isinstance(x, np.ndarray) and isinstance(item, np.ndarray) and np.may_share_memory(x, item)
     return isinstance(a, np.ndarray) and isinstance(x, np.ndarray) and np.may_share_memory(x, a)
 
@@ -774,12 +779,15 @@ def last_writes(a, index):
     return mask.reshape(np.shape(ids))
 
 
-def writable(t):
+def writable(t, like=None):
     """A copy of a tangent that the code then writes items into (``dd[k] = ...`` for ``d[k] = ...``): a dict's
     tangent is a dict (a list) of its items' tangents (copied, its items shared: they are replaced, not written into),
-    anything else an array (``np.copy``)."""
+    anything else an array (``np.copy``), complex where the value ``like`` is (the tangent of ``u = x + 0j`` is
+    ``dx``, real: a complex item written into it would lose its imaginary part)."""
     if isinstance(t, (dict, list)):  # a list's tangent is a list of its items' (hs[0] = v: dhs[0] = dv)
         return copy.copy(t)
+    if like is not None and np.iscomplexobj(like) and not np.iscomplexobj(t):
+        return np.array(t, dtype=np.result_type(t, like))
     return np.copy(t)
 
 
