@@ -183,24 +183,16 @@ def cumprod(y, a, axis=None, dtype=None, out=None):
 # ---- NaN-ignoring reductions: NaN entries are left out (constants with no derivative) ---------------
 
 
-@reverse_rule(np.nanmax, kind=REDUCTION)
-def nanmax(y, a, axis=None, out=None, keepdims=False):
-    """As np.max (ties split equally); a NaN never equals the maximum, so it gets no derivative."""
-    ba += unextremum(by, a, y, axis, keepdims)
-
-
-@forward_rule(np.nanmax, kind=REDUCTION)
-def nanmax(y, a, axis=None, out=None, keepdims=False):
-    dy = np.sum(unextremum(1.0, a, y, axis, keepdims) * np.where(np.isnan(a), 0.0, da), axis=axis, keepdims=keepdims)
-
-
 @reverse_rule(np.nanmin, kind=REDUCTION)
-def nanmin(y, a, axis=None, out=None, keepdims=False):
+@reverse_rule(np.nanmax, kind=REDUCTION)
+def nanextremum(y, a, axis=None, out=None, keepdims=False):
+    """As np.max and np.min (ties split equally); a NaN never equals the extremum: no derivative."""
     ba += unextremum(by, a, y, axis, keepdims)
 
 
 @forward_rule(np.nanmin, kind=REDUCTION)
-def nanmin(y, a, axis=None, out=None, keepdims=False):
+@forward_rule(np.nanmax, kind=REDUCTION)
+def nanextremum(y, a, axis=None, out=None, keepdims=False):
     dy = np.sum(unextremum(1.0, a, y, axis, keepdims) * np.where(np.isnan(a), 0.0, da), axis=axis, keepdims=keepdims)
 
 
