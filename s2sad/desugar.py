@@ -66,6 +66,8 @@ def _needs_work(tree, ns) -> bool:
     for n in walk(tree):
         if isinstance(n, gast.Call) and [k for k in n.keywords if k.arg == "out"] or _ufunc_outputs(n, ns):
             return True
+        if isinstance(n, gast.Call) and ns.lookup(n.func) in (np.copyto, np.fill_diagonal):
+            return True
         if isinstance(
             n, (gast.ListComp, gast.DictComp, gast.GeneratorExp, gast.NamedExpr, gast.Delete, gast.With, gast.Starred)
         ):
@@ -248,6 +250,9 @@ class _Desugar:
         for n in walk(s):
             if isinstance(n, gast.Call) and n is not top and self.outputs(n):
                 raise self.error(n, "np.f(..., out=o) is supported only as a statement's value (y = np.f(x, out=o))")
+        writer = self.ns.lookup(top.func) if top is not None and isinstance(s, gast.Expr) else None
+        if writer is np.copyto or writer is np.fill_diagonal:
+            return self.array_writer(writer, top, s)
         outs = self.outputs(top) if top is not None else []
         if not outs:
             return [s]
@@ -278,6 +283,35 @@ class _Desugar:
             out.append(_located(gast.Assign(targets=s.targets, value=copy_tree(o), type_comment=None), s))
         elif isinstance(s, gast.Return):
             out.append(_located(gast.Return(value=copy_tree(o)), s))
+        return out
+
+    def array_writer(self, writer, call, s) -> list:
+        """``np.copyto(a, v)`` as ``a[...] = cast_into(a, v)`` (NumPy's same_kind casting and broadcasting;
+        refused where NumPy raises), ``np.fill_diagonal(a, v)`` as ``a[diagonal_index(a, v)] = v``: writes
+        like any other.  Only as statements of their own, with these two arguments."""
+        what = "np.copyto(dst, src)" if writer is np.copyto else "np.fill_diagonal(a, val)"
+        if len(call.args) != 2 or call.keywords or any(isinstance(a, gast.Starred) for a in call.args):
+            raise self.error(call, f"{what} is supported with its two arguments only (no where=, casting= or wrap=)")
+        dst, value = call.args
+        if not isinstance(dst, gast.Name):
+            raise self.error(call, f"{what} must be given a name for the array it writes into")
+        self.ns.scope.setdefault("expect_array", runtime.expect_array)
+        check = gast.Call(
+            func=name("expect_array"), args=[name(dst.id), const(f"{what} writes into an array only")], keywords=[]
+        )
+        if writer is np.copyto:
+            self.ns.scope.setdefault("cast_into", runtime.cast_into)
+            index, value = const(Ellipsis), gast.Call(func=name("cast_into"), args=[name(dst.id), value], keywords=[])
+        else:
+            self.ns.scope.setdefault("diagonal_index", runtime.diagonal_index)
+            held = self.fresh("diagonal")
+            index = name(held)
+        target = gast.Subscript(value=name(dst.id), slice=index, ctx=gast.Store())
+        out = [_located(gast.Expr(value=check), s)]
+        if writer is np.fill_diagonal:
+            at = gast.Call(func=name("diagonal_index"), args=[name(dst.id), copy_tree(value)], keywords=[])
+            out.append(_located(assign(held, at), s))
+        out.append(_located(gast.Assign(targets=[target], value=value, type_comment=None), s))
         return out
 
     def outputs(self, call) -> list:

@@ -219,14 +219,14 @@ def adds_at_into_a_version(x):
     return np.sum(y)
 
 
-def copies_into_a_version(x):
+def puts_into_a_version(x):
     y = x * 1.0
     y = y * 2.0
-    np.copyto(y, x * x)
+    np.put(y, [1], x[0] * x[2])  # (np.copyto(y, x * x) is a write s2sad follows since round 36)
     return np.sum(y)
 
 
-@pytest.mark.parametrize("f", [adds_at_into_a_version, copies_into_a_version])
+@pytest.mark.parametrize("f", [adds_at_into_a_version, puts_into_a_version])
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_a_discarded_call_refusal_names_the_users_variables(f, mode):
     # the message names y (the user's variable), never ANF's version y1 or a temporary t

@@ -119,3 +119,33 @@ def test_a_trajectory_of_copies_written_after_is_exact():
     assert check(lambda v, x: trajectory_of_copies(x, v), (0.5, x)) == []
     with pytest.raises(s2sad.DifferentiationError, match=r"test_round36.py:\d+:\d+: `xs.copy\(\)` of a value"):
         s2sad.grad(trajectory_of_copies_of_a_list, wrt=1)([np.array([1.0, 2.0])], 0.5)
+
+
+def copied_into(x):
+    a = np.zeros(3)
+    np.copyto(a, x**2)
+    return np.sum(a * x)
+
+
+def gp_noise_on_the_diagonal(X, s):
+    K = np.exp(-((X[:, None] - X[None, :]) ** 2))
+    np.fill_diagonal(K, np.diag(K) + s)
+    return np.linalg.slogdet(K)[1]
+
+
+def copied_into_integers(x):
+    a = np.zeros(3, dtype=np.int64)
+    np.copyto(a, x)  # NumPy raises (same_kind casting)
+    return np.sum(a * x)
+
+
+def test_copyto_and_fill_diagonal_are_writes():
+    """No derivative rule for np.copyto / np.fill_diagonal (round 35b, 36b: the GP idiom)."""
+    X = np.array([0.1, 0.5, 1.3])
+    np.testing.assert_allclose(s2sad.grad(copied_into)(X), 3 * X**2)
+    assert check(copied_into, (X,)) == []
+    s2sad.grad(gp_noise_on_the_diagonal, wrt=(0, 1))(X, 0.3)
+    assert check(gp_noise_on_the_diagonal, (X, 0.3)) == []
+    assert check(lambda s, X: gp_noise_on_the_diagonal(X, s), (0.3, X)) == []
+    with pytest.raises(s2sad.DifferentiationError, match=r"test_round36.py:\d+:\d+: NumPy raises here"):
+        s2sad.grad(copied_into_integers)(X)

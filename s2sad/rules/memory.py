@@ -41,6 +41,7 @@ nondifferentiable(runtime.updates_in_place, name="s2sad.runtime.updates_in_place
 nondifferentiable(runtime.rebinds_a_number, name="s2sad.runtime.rebinds_a_number")
 nondifferentiable(runtime.expect_array, name="s2sad.runtime.expect_array")
 nondifferentiable(runtime.expect_numbers, name="s2sad.runtime.expect_numbers")
+nondifferentiable(runtime.diagonal_index, name="s2sad.runtime.diagonal_index")
 nondifferentiable(runtime.expect_plain, name="s2sad.runtime.expect_plain")
 nondifferentiable(runtime.expect_no_own, name="s2sad.runtime.expect_no_own")
 nondifferentiable(runtime.expect_apart, name="s2sad.runtime.expect_apart")

@@ -44,6 +44,7 @@ __all__ = [
     "rebinds_a_number",
     "expect_array",
     "expect_numbers",
+    "diagonal_index",
     "expect_plain",
     "expect_apart",
     "expect_mutable",
@@ -581,6 +582,19 @@ def expect_array(x, message):
     followed a slice of ``x`` as a view of its memory)."""
     if type(x) is not np.ndarray:
         raise _refusal(message)
+
+
+def diagonal_index(a, val):
+    """The index of what ``np.fill_diagonal(a, val)`` writes (without ``wrap``): ``a[i, i, ...]`` for ``i`` below
+    the shortest axis (NumPy wants all axes equal beyond two).  A ``val`` of another size than one or the
+    diagonal's, which NumPy repeats cyclically, is refused."""
+    shape = np.shape(a)
+    if len(shape) < 2 or len(shape) > 2 and len(set(shape)) != 1:
+        raise _refusal("np.fill_diagonal needs an array of at least 2 axes, all of the same length beyond 2")
+    k = min(shape)
+    if np.size(val) not in (1, k):
+        raise _refusal(f"np.fill_diagonal with {np.size(val)} values for a diagonal of {k} (NumPy repeats them)")
+    return (np.arange(k),) * len(shape)
 
 
 def expect_numbers(x, message):

@@ -7,6 +7,7 @@ import numpy as np
 from s2sad.runtime import (
     cast_into,
     copy_input,
+    diagonal_index,
     expect_apart,
     expect_array,
     expect_field,
@@ -57,6 +58,13 @@ def rebinds_a_number_is_a_check(x):
 def expect_array_is_a_check(x):
     expect_array(x, "never: x is an array")
     return x * x
+
+
+@case("s2sad.runtime.diagonal_index", A(3, 3))
+def diagonal_index_is_an_index(x):
+    k = x * 1.0
+    k[diagonal_index(k, x[0])] = x[:, 1] ** 2
+    return k
 
 
 @case("s2sad.runtime.expect_numbers", A(3))
