@@ -51,6 +51,8 @@ def astype_of(g, x):
             return g
         if dtype.kind != "c" and np.iscomplexobj(g):
             g = np.real(g)
+        if x.ndim and not np.ndim(g) and g == 0:  # (a symbolic zero: a list item overwritten, ps[1] = x)
+            return np.zeros(x.shape, dtype=dtype)
         return np.asarray(g, dtype=dtype)
     if is_tree(x):  # a container: its structure and type, each part typed like the argument's
         return tree_astype(g, x, astype_of)

@@ -535,6 +535,15 @@ class Aliases:
                 (todo if self.kind[e] == CONTAINER else out).append(e)
         return out
 
+    def held_names(self, name) -> list:
+        """Names whose objects a list, tuple or dict ``name`` may hold, at any depth (a write into its items
+        changes them: ``h([a])`` with ``lst[0] += v`` in ``h``)."""
+        m = self.memory(name)
+        if m is None or self.kind[m] != CONTAINER:
+            return []
+        inner = set(self._elements_deep([m]))
+        return [n for n in self.root if n != name and self.find(self.root[n]) in inner]
+
     def appended(self, lst, item):
         """``lst.append(item)``: the list now holds ``item``'s object."""
         m = self.memory(lst)

@@ -1285,7 +1285,7 @@ class _ANF(LoopSources):
             target = stmt.targets[0]
             if not all(isinstance(t, gast.Name) for t in (target.elts if isinstance(target, gast.Tuple) else [target])):
                 return False  # (x[i] = g(x) reads x after the call)
-        shared = {version, *self.aliases.shared(version)}
+        shared = {version, *self.aliases.shared(version), *self.aliases.held_names(version)}
         users = {self.user_of.get(n) for n in shared}
         inside = {id(n) for n in walk(call)}
         if any(isinstance(n, gast.Name) and n.id in users and id(n) not in inside for n in walk(stmt.value)):
@@ -1450,12 +1450,17 @@ class _ANF(LoopSources):
             return
         if makes_view(index):  # (an array's slice takes values; a list's is refused: _slices)
             return
+        held = value.id in self.aliases.shared(base) or base in self.aliases.shared(value.id)
         self.aliases.appended(base, value.id)
         rel = self.aliases.rel.get(value.id)
-        if rel is None or not self.aliases.valid(rel):
-            names = [n.id for n in walk(index) if isinstance(n, gast.Name)]
-            stamp = self.aliases._stamp([base, *names])
-            self.aliases.rel[value.id] = Relation("item", base, _copy(index), stamp, maybe=True)
+        if rel is not None and self.aliases.valid(rel) or held:
+            # (stored twice, L[0] = L[1] = a, or already a view or item of something: a write into it
+            # cannot go back to every place; one that must is refused)
+            self.aliases.rel.pop(value.id, None)
+            return
+        names = [n.id for n in walk(index) if isinstance(n, gast.Name)]
+        stamp = self.aliases._stamp([base, *names])
+        self.aliases.rel[value.id] = Relation("item", base, _copy(index), stamp, maybe=True)
 
     def check_assumed_views(self, base, stmt):
         """Before a write into ``base``: each view it relies on (``v = x[1:]`` of a parameter) is one only

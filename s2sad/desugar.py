@@ -266,11 +266,8 @@ class _Desugar:
         value = gast.Call(func=top.func, args=top.args[:nin], keywords=[k for k in top.keywords if k.arg != "out"])
         self.ns.scope.setdefault("cast_into", runtime.cast_into)  # o's dtype; refused where NumPy raises
         value = gast.Call(func=name("cast_into"), args=[copy_tree(o), value], keywords=[])
-        if isinstance(o, gast.Name):
-            target = gast.Subscript(value=name(o.id), slice=const(Ellipsis), ctx=gast.Store())
-        else:
-            target = copy_tree(o)
-            target.ctx = gast.Store()
+        # (o[...]: into the array o is, also out=L[0] of a list, whose item NumPy writes into, never replaces)
+        target = gast.Subscript(value=copy_tree(o), slice=const(Ellipsis), ctx=gast.Store())
         out = [_located(gast.Assign(targets=[target], value=value, type_comment=None), s)]
         if isinstance(o, gast.Subscript):  # out=b[1] of a 1-d b: a NumPy scalar, which NumPy refuses (TypeError)
             self.ns.scope.setdefault("expect_array", runtime.expect_array)
