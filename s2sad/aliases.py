@@ -60,6 +60,7 @@ _SHAPE_ARGS.update(
 _SHAPE_ARGS.update({runtime.unpacked_adjoint: (1,), runtime.unpacked_tangent: (1,)})  # x's type and shape
 _SHAPE_ARGS[runtime.stored] = (0,)  # stored(a, g): a's type and dtype, which no write into a changes
 _SHAPE_ARGS[runtime.cast_into] = (0,)  # cast_into(a, v): a's type, dtype and shape
+_SHAPE_ARGS[runtime.match_complex] = (1,)  # match_complex(g, x): whether x is complex
 
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)

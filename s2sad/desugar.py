@@ -81,7 +81,7 @@ def _needs_work(tree, ns) -> bool:
                 return True
             if isinstance(n.func, gast.Attribute) and n.func.attr in _METHODS:
                 return True
-            if _is_hypot_n(n, ns) or _spelled_call(n, ns) is not None:
+            if _is_hypot_n(n, ns) or _spelled_call(n, ns) is not None or _is_sign(n, ns):
                 return True
     if _mapping_method_params(tree):
         return True
@@ -144,6 +144,16 @@ def _is_hypot_n(call, ns) -> bool:
     )
 
 
+def _is_sign(call, ns) -> bool:
+    """``np.sign(x)`` with one argument: run as ``real_sign(x)``, which refuses a complex ``x``."""
+    return (
+        ns.lookup(call.func) is np.sign
+        and len(call.args) == 1
+        and not call.keywords
+        and not any(isinstance(a, gast.Starred) for a in call.args)
+    )
+
+
 def _ufunc_outputs(call, ns) -> bool:
     fn = ns.lookup(call.func) if isinstance(call, gast.Call) else None
     return isinstance(fn, np.ufunc) and len(call.args) > fn.nin
@@ -194,7 +204,7 @@ class _Desugar:
         elif any(isinstance(a, gast.Starred) for a in args):
             return node  # math.hypot(a, *xs): refused later
         self.ns.scope.setdefault("hypot_of", runtime.hypot_of)
-        return gast.Call(func=name("hypot_of"), args=[items], keywords=[])
+        return gast.copy_location(gast.Call(func=name("hypot_of"), args=[items], keywords=[]), node)
 
     # ---- statements ------------------------------------------------------------------------
     def block(self, stmts) -> list:
@@ -477,6 +487,10 @@ class _Desugar:
                 return self.expr(spelled, pre, stmt, test)
             if callee is math.hypot and _is_hypot_n(node, self.ns):
                 return self.hypot(node)
+            if _is_sign(node, self.ns):  # (np.sign(z) of a complex z is z / |z|: no zero derivative)
+                self.ns.scope.setdefault("real_sign", runtime.real_sign)
+                call = gast.Call(func=name("real_sign"), args=[self.expr(args[0], pre, stmt)], keywords=[])
+                return gast.copy_location(call, node)
             spelled = _spelled_call(node, self.ns)
             if spelled is not None:
                 self.ns.scope.setdefault("np", np)

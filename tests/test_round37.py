@@ -80,3 +80,52 @@ def test_the_gradient_of_an_overwritten_item_of_a_list_argument_has_its_shape():
     np.testing.assert_array_equal(g[0], X0)
     assert g[1].shape == (2,) and not g[1].any()
     assert check(lambda ps, x: replaces_an_item(x, ps), ([np.ones(2), np.ones(2)], X0)) == []
+
+
+# ---- round 37b: where complex values become real ----
+
+
+def real_cast_times_complex(z):
+    return np.sum(np.real(z.astype(float) * (1 + 1j)))  # sum(Re z)
+
+
+def imaginary_cast_to_real(x):
+    u = x * 1j
+    return np.sum(np.real(u.astype(float) * (1 + 1j)))  # 0
+
+
+def array_of_dtype_float(z):
+    return np.sum(np.array(z, dtype=float) * 2.0) + np.sum(np.asarray(z, dtype=np.float64) ** 2)
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+def test_a_cast_of_a_complex_value_to_a_real_type_keeps_the_real_part_of_the_derivative():
+    """grad [1+1j] for [1], jvp -1 for 0: the imaginary part NumPy drops stayed in the derivative."""
+    z = np.array([3 + 4j])
+    np.testing.assert_allclose(s2sad.grad(real_cast_times_complex)(z), [1.0])
+    assert s2sad.jvp(real_cast_times_complex)(z, np.array([1j]))[1] == 0.0
+    assert s2sad.jvp(real_cast_times_complex)(z, np.array([1.0]))[1] == 1.0
+    x = np.array([2.0])
+    np.testing.assert_allclose(s2sad.grad(imaginary_cast_to_real)(x), [0.0])
+    assert s2sad.jvp(imaginary_cast_to_real)(x, np.array([1.0]))[1] == 0.0
+    np.testing.assert_allclose(s2sad.grad(array_of_dtype_float)(z), [2.0 + 2 * 3.0])
+    assert s2sad.jvp(array_of_dtype_float)(z, np.array([1 + 1j]))[1] == pytest.approx(2.0 + 6.0)
+
+
+def real_part_of_sign(z):
+    return np.real(np.sign(z))
+
+
+def sign_times_square(x):
+    return np.sum(np.sign(x) * x**2)
+
+
+def test_sign_of_a_complex_value_is_refused_and_of_a_real_one_a_step():
+    """np.sign(z) of a complex z is z / |z|: its derivative was 0 in every mode."""
+    for make in (s2sad.grad, s2sad.jvp):
+        with pytest.raises(s2sad.DifferentiationError, match=r"test_round37.py:\d+:\d+: np.sign of a complex value"):
+            d = make(real_part_of_sign)
+            d(3 + 4j) if make is s2sad.grad else d(3 + 4j, 1.0)
+    x = np.array([0.5, -1.5])
+    np.testing.assert_allclose(s2sad.grad(sign_times_square)(x), 2 * np.abs(x))
+    assert check(sign_times_square, (x,)) == []

@@ -26,6 +26,7 @@ nondifferentiable(stop_gradient, name="s2sad.stop_gradient")
 
 # ---- rounding and signs: piecewise constant -----------------------------------------------
 nondifferentiable(np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix, np.sign, np.signbit)
+nondifferentiable(runtime.real_sign, name="s2sad.runtime.real_sign")  # (the user's np.sign: refuses complex values)
 nondifferentiable(operator.floordiv, np.floor_divide, builtins.round)
 nondifferentiable(math.floor, math.ceil, math.trunc)  # (integers: a zero derivative, like np.floor)
 

@@ -12,6 +12,7 @@ from .. import runtime
 from ..runtime import (  # noqa: F401  (names used in templates)
     astype_of,
     broadcast_like,
+    cast_part,
     gradient_spacing_adjoint,
     gradient_spacing_refused,
     gradient_spacing_tangent,
@@ -617,34 +618,35 @@ def ndarray_tolist(y, x):
 
 @reverse_rule(np.astype)
 def astype(y, x, dtype, copy=True):
-    """Casting to an integer or bool type carries no derivative (like floor); to a float type, all of it."""
-    bx += by * is_inexact(dtype)
+    """Casting to an integer or bool type carries no derivative (like floor); to a complex type, all of it;
+    to a real floating type, its real part (NumPy drops a complex value's imaginary part)."""
+    bx += match_complex(cast_part(by, dtype), x)
 
 
 @forward_rule(np.astype)
 def astype(y, x, dtype, copy=True):
-    dy = dx * is_inexact(dtype)
+    dy = cast_part(dx, dtype)
 
 
 @reverse_rule(np.array)
 def array(y, object, dtype=None, *, copy=True, ndmin=0):
     """Of an array, or of (nested) lists of arrays and floats; adjoints go back to each element."""
-    bobject += unarray(by, object)
+    bobject += unarray(cast_part(by, dtype), object)
 
 
 @forward_rule(np.array)
 def array(y, object, dtype=None, *, copy=True, ndmin=0):
-    dy = np.array(dobject, ndmin=ndmin)
+    dy = cast_part(np.array(dobject, ndmin=ndmin), dtype)
 
 
 @reverse_rule(np.asarray)
 def asarray(y, a, dtype=None):
-    ba += unarray(by, a)
+    ba += unarray(cast_part(by, dtype), a)
 
 
 @forward_rule(np.asarray)
 def asarray(y, a, dtype=None):
-    dy = np.asarray(da)
+    dy = cast_part(np.asarray(da), dtype)
 
 
 # ---- constant arrays of a differentiated value --------------------------------------------------
@@ -688,6 +690,16 @@ def linspace(y, start, stop, num=50, endpoint=True, *, axis=0):
 # Each is linear in the adjoint g it moves (the other arguments give shapes or positions), so its
 # tangent applies it to dg and its adjoint is the primal operation it undoes.
 nondifferentiable(runtime.is_inexact, name="s2sad.runtime.is_inexact")
+
+
+@reverse_rule(runtime.cast_part, name="s2sad.runtime.cast_part")
+def cast_part(y, g, dtype):
+    bg += cast_part(by, dtype)
+
+
+@forward_rule(runtime.cast_part, name="s2sad.runtime.cast_part")
+def cast_part(y, g, dtype):
+    dy = cast_part(dg, dtype)
 nondifferentiable(runtime.rollaxis_axes, name="s2sad.runtime.rollaxis_axes")
 
 

@@ -17,6 +17,8 @@ __all__ = [
     "match_complex",
     "abs_sign",
     "is_inexact",
+    "cast_part",
+    "real_sign",
     "unarray",
     "untake",
     "untake_along_axis",
@@ -60,6 +62,29 @@ def abs_sign(x):
         return np.where(x >= 0, 1.0, np.sign(x))
     r = np.abs(x)
     return np.conj(x) / np.where(r == 0, 1.0, r)
+
+
+def cast_part(g, dtype):
+    """The part of a derivative ``g`` that a cast to ``dtype`` keeps (``x.astype(dtype)``, ``np.array(x,
+    dtype=dtype)``): all of it for a complex type (or no ``dtype``), its real part for a real floating type
+    (NumPy drops a complex value's imaginary part there), none for integers and bools; refused for other
+    types.  Linear in ``g``, and its own adjoint."""
+    if dtype is None:
+        return g
+    kind = np.dtype(dtype).kind
+    if kind not in "biufc":
+        raise _refusal(f"a differentiated value cast to {np.dtype(dtype)} (not a number type) cannot be followed")
+    if kind == "c":
+        return g
+    return np.real(g) * (1.0 if kind == "f" else 0.0)
+
+
+def real_sign(x):
+    """``np.sign(x)`` in derivative code: a step (derivative 0) for real ``x``; of a complex ``x`` it is
+    ``x / |x|``, smooth, which s2sad does not differentiate: refused (write ``z / abs(z)``)."""
+    if np.iscomplexobj(x):
+        raise _refusal("np.sign of a complex value is z / |z|, not a step: write z / abs(z) to differentiate it")
+    return np.sign(x)
 
 
 def is_inexact(dtype):

@@ -5,6 +5,7 @@ locally is (checked against finite differences away from jumps)."""
 import numpy as np
 
 from s2sad.rules.nondifferentiable import stop_gradient
+from s2sad.runtime import real_sign
 
 from . import A, F, case
 
@@ -29,8 +30,9 @@ def round_(x):
 
 @case("numpy.sign", A(3, 4))
 @case("numpy.signbit", A(3, 4))
+@case("s2sad.runtime.real_sign", A(3, 4))
 def signs(x):
-    return x * np.sign(x) + x * np.signbit(x)
+    return x * np.sign(x) + x * np.signbit(x) + x * real_sign(x)
 
 
 @case("operator.floordiv", A(3, 4), F(0.5, 2.0))

@@ -7,6 +7,7 @@ import numpy as np
 import s2sad
 from s2sad.runtime import (
     abs_sign,
+    cast_part,
     is_inexact,
     match_complex,
     rollaxis_axes,
@@ -37,6 +38,11 @@ Z5 = np.zeros(5)
 @case("s2sad.runtime.match_complex", A(3, 4))
 def match_complex_(g):
     return match_complex(g, Z34) * g
+
+
+@case("s2sad.runtime.cast_part", A(3))
+def cast_part_(g):
+    return cast_part(g * g, float) + cast_part(g, complex) * g + cast_part(g, int) + cast_part(g, None)
 
 
 @case("s2sad.runtime.is_inexact", A(3))
