@@ -612,7 +612,12 @@ class _ANF(LoopSources):
         its own) keeps the old one; the program decides which."""
         self.ns.scope.setdefault("is_view", runtime.is_view)
         cond = self.names.fresh("cond", Role.FLAG)
-        self.emit(assign(cond, gast.Call(func=name("is_view"), args=[name(old), name(parent)], keywords=[])), node)
+        # (of a parent that may be a list, the item itself: is_view(old, lst, 0) asks whether old is lst[0])
+        item = (
+            [] if parent in self.aliases.arrays or not isinstance(index, (gast.Constant, gast.Name)) else [_copy(index)]
+        )
+        test = gast.Call(func=name("is_view"), args=[name(old), name(parent), *item], keywords=[])
+        self.emit(assign(cond, test), node)
         self.depth += 1
         value = gast.Subscript(value=name(parent), slice=_copy(index), ctx=gast.Load())
         body = self.block_of(lambda: self.emit(assign(new, value), node))
