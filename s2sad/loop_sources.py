@@ -323,6 +323,8 @@ class LoopSources:
                 self.ns.scope.setdefault("zip_length", runtime.zip_length)
                 strict = [gast.keyword(arg="strict", value=self.atom(it.keywords[0].value))]
                 self.emit(assign(n, gast.Call(func=name("zip_length"), args=lengths, keywords=strict)), node)
+            elif len(lengths) == 1:  # zip(a): as long as a (min of one length is not a call)
+                self.emit(assign(n, lengths[0]), node)
             else:
                 self.emit(assign(n, gast.Call(func=name("min"), args=lengths, keywords=[])), node)
             return gast.Call(func=name("range"), args=[name(n)], keywords=[]), [i for _, items in parts for i in items]

@@ -727,7 +727,7 @@ def is_view(x, a, index=None, refusal=None):
             item = a[index]
         except (IndexError, KeyError, TypeError):
             return False
-        if item is x and not isinstance(x, np.ndarray):  # p["n"] of p["n"]["b"] *= v: a container's container
+        if item is x and isinstance(x, (list, dict, tuple)):  # p["n"] of p["n"]["b"] *= v: a container's container
             raise _refusal(
                 "an in-place write into an array inside a dict or list that another dict or list holds (p['n']['b'] "
                 "*= v, then p read again) is not supported; write into a copy and store it (p['n']['b'] = new)"
