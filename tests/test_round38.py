@@ -27,3 +27,26 @@ def test_zip_of_one_sequence(f, slope):
     """TypeError ('int' object is not iterable) from `min(len(t))` in generated code (round 38a)."""
     np.testing.assert_allclose(s2sad.grad(f)(X4), slope * X4)
     assert check(f, (X4,)) == []
+
+
+def irfft_made_complex(x):
+    y = np.fft.irfft(np.fft.rfft(x), n=3) + 0j  # real, then complex
+    return np.real(y[0] * 1j)  # identically 0
+
+
+def irfft_of_a_complex_copy(x):
+    y = np.fft.irfft(x + 0j, n=4) + 0j
+    return np.real(y[1] * 1j)  # identically 0
+
+
+def irfft_of_a_filtered_spectrum(x):
+    return np.sum(np.fft.irfft(np.fft.rfft(x) * (1 + 0.5j), n=3) ** 2)
+
+
+@pytest.mark.parametrize("f", [irfft_made_complex, irfft_of_a_complex_copy, irfft_of_a_filtered_spectrum])
+def test_the_adjoint_of_irfft_takes_the_real_part(f):
+    """irfft's output is real, but a complex adjoint may reach it (`y + 0j`): its imaginary part leaked into the
+    gradient ([0, 0.577, -0.577] for 0, round 38b); forward mode was exact."""
+    x = np.array([0.3, -1.2, 0.7])
+    np.testing.assert_allclose(s2sad.grad(f)(x), s2sad.jacobian(f, mode="forward")(x), atol=1e-12)
+    assert check(f, (x,)) == []

@@ -92,7 +92,8 @@ def rfft(y, a, n=None, axis=-1, norm=None):
 
 @reverse_rule(np.fft.irfft)
 def irfft(y, a, n=None, axis=-1, norm=None):
-    ba += unirfft(by, a, n, axis, norm)
+    """``y`` is real: only the real part of its adjoint counts (a complex one may reach it, ``y + 0j``)."""
+    ba += unirfft(np.real(by), a, n, axis, norm)
 
 
 @forward_rule(np.fft.irfft)
