@@ -234,7 +234,9 @@ class Aliases:
             return
         t = target.id
         self.assigned(t)
-        if isinstance(value, gast.Name):
+        if _global_number(value, is_local, resolve):  # bd = np.inf, s = SCALE: a number holds no memory
+            self.root[t] = self._new(NUMERIC)
+        elif isinstance(value, gast.Name):
             if is_local(value.id):
                 self.root[t] = self.root.get(value.id, self._new(FRESH))
                 self.rel[t] = Relation("copy", value.id, stamp=self._stamp([value.id]))
@@ -825,6 +827,19 @@ def _pop(value) -> bool:
 
 def _base(subscript):
     return subscript.value.id if isinstance(subscript.value, gast.Name) else None
+
+
+def _global_number(value, is_local, resolve) -> bool:
+    """``np.inf``, ``math.pi``, a global ``SCALE = 2.0``: a name or attribute chain of no local that denotes a
+    number (read again when the code runs: still a number, or the derivative is stale and refused)."""
+    if not isinstance(value, (gast.Name, gast.Attribute)):
+        return False
+    if any(isinstance(n, gast.Name) and is_local(n.id) for n in walk(value)):
+        return False
+    if isinstance(value, gast.Attribute) and not isinstance(resolve(value.value), types.ModuleType):
+        return False  # (cfg.alpha of an object: its type may change with no check; np.inf, math.pi: constants)
+    obj = resolve(value)
+    return type(obj) in (int, float, complex) or isinstance(obj, np.number)
 
 
 def _key(index) -> bool:

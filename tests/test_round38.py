@@ -50,3 +50,21 @@ def test_the_adjoint_of_irfft_takes_the_real_part(f):
     x = np.array([0.3, -1.2, 0.7])
     np.testing.assert_allclose(s2sad.grad(f)(x), s2sad.jacobian(f, mode="forward")(x), atol=1e-12)
     assert check(f, (x,)) == []
+
+
+def shortest_distance(w):
+    dist = np.full(3, np.inf)
+    dist[0] = 0.0
+    bd = np.inf  # a global number: no memory of a module's array
+    for i in range(3):
+        if dist[i] < bd:
+            bd = dist[i]
+    dist[2] = w[2] + bd
+    return dist[2]
+
+
+def test_a_name_given_a_global_number_shares_no_memory():
+    """Refused (round 39b): 'in-place write into dist, which may be (a view of) an array the function does not own'."""
+    w = np.array([0.5, 1.0, 2.0])
+    np.testing.assert_allclose(s2sad.grad(shortest_distance)(w), [0.0, 0.0, 1.0])
+    assert check(shortest_distance, (w,)) == []
