@@ -538,6 +538,22 @@ class Aliases:
                 (todo if self.kind[e] == CONTAINER else out).append(e)
         return out
 
+    def stored_item(self, base, value, index):
+        """``base[index] = value`` (an integer or key index) into what may be a list or dict: it holds
+        ``value``'s object, and ``value`` is its item (a relation ``maybe``: a later write into ``value`` goes
+        back there where ``is_view`` finds it still is).  Stored twice, or already a view or item of something,
+        no relation: a write into it that must reach ``base`` is refused."""
+        if self.kind_of(base) not in (CONTAINER, FRESH, PARAM):
+            return  # (an array's item takes the values)
+        twice = value in self.shared(base) or base in self.shared(value)
+        self.appended(base, value)
+        rel = self.rel.get(value)
+        if twice or rel is not None and self.valid(rel):
+            self.rel.pop(value, None)
+            return
+        names = [n.id for n in walk(index) if isinstance(n, gast.Name)]
+        self.rel[value] = Relation("item", base, index, self._stamp([base, *names]), maybe=True)
+
     def held_names(self, name) -> list:
         """Names whose objects a list, tuple or dict ``name`` may hold, at any depth (a write into its items
         changes them: ``h([a])`` with ``lst[0] += v`` in ``h``)."""

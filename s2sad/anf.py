@@ -37,7 +37,6 @@ from .aliases import (
     NUMERIC,
     PARAM,
     Aliases,
-    Relation,
     appends,
     kept_arrays,
     liveness,
@@ -525,7 +524,6 @@ class _ANF(LoopSources):
         renamed = self.renamed = {}
         for direction, child, rel in steps:
             if direction == "apart":  # t = b[i] of a b since rebound: a number, or refused when the code runs
-                self.ns.scope.setdefault("expect_apart", runtime.expect_apart)
                 message = (
                     f"in-place write into {self.described_for_user(base, node, 'an array of the derivative code')}, "
                     f"which shares memory with {self.described_for_user(child, node)} (used later): s2sad cannot "
@@ -534,19 +532,16 @@ class _ANF(LoopSources):
                 code = self.loc.user_code(node)
                 if code is not None:  # as a refusal when the code is made says it (errors.Located)
                     message = f"cannot differentiate the derivative of `{code}` again: {message}"
-                call = gast.Call(func=name("expect_apart"), args=[name(child), name(base), const(message)], keywords=[])
-                self.emit(gast.Expr(value=call), node)
+                self.check("expect_apart", [name(child), name(base)], message, node)
                 continue
             parent = renamed.get(rel.parent, rel.parent)
             if direction == "up" and rel.kind in ("view", "item"):
                 if isinstance(rel.index, (gast.Constant, gast.Name)) and parent not in self.aliases.arrays:
-                    self.ns.scope.setdefault("expect_mutable", runtime.expect_mutable)  # (a tuple's item: refused)
-                    message = (
+                    message = (  # (a tuple's item: refused)
                         f"in-place write into {self.described_for_user(child, node)}, an item of a tuple: s2sad "
                         "writes it back into the tuple, which cannot take it; pass a list, or write into a copy"
                     )
-                    check = gast.Call(func=name("expect_mutable"), args=[name(parent), const(message)], keywords=[])
-                    self.emit(gast.Expr(value=check), node)
+                    self.check("expect_mutable", [name(parent)], message, node)
                 target = gast.Subscript(value=name(parent), slice=_copy(rel.index), ctx=gast.Store())
                 src = renamed.get(child, child)
                 write_back = gast.Assign(targets=[target], value=name(src), type_comment=None)
@@ -751,13 +746,11 @@ class _ANF(LoopSources):
             value = self.atom(node.value)
             if node.attr in _ARRAY_ONLY and isinstance(value, gast.Name) and value.id not in self.aliases.arrays:
                 # (cfg.T of an object with a field T, a temperature: not NumPy's transpose)
-                self.ns.scope.setdefault("expect_array", runtime.expect_array)
                 message = (
                     f"`{_source(node)}` is read as {_ARRAY_ONLY[node.attr]}, of an array only (not a field named "
                     f"{node.attr})"
                 )
-                check = gast.Call(func=name("expect_array"), args=[value, const(message)], keywords=[])
-                self.emit(gast.Expr(value=check), node)
+                self.check("expect_array", [value], message, node)
             if node.attr in _ARRAY_ATTRS:
                 return self.np_call(_ARRAY_ATTRS[node.attr], [value], [], node)
             return gast.Attribute(value=value, attr=node.attr, ctx=gast.Load())
@@ -935,14 +928,12 @@ class _ANF(LoopSources):
         if method and isinstance(receiver, gast.Name) and self.aliases.kind_of(receiver.id) == NUMERIC:
             return None
         if id(node) not in self.container_copies:  # written in place: followed as an array's copy (np.copy),
-            self.ns.scope.setdefault("expect_array", runtime.expect_array)  # whose views share its memory
-            message = (
+            message = (  # (whose views share its memory)
                 f"`{_source(node)}` of a value that is not a NumPy array: s2sad follows this copy as an array's "
                 "(its views share its memory) unless the copy is used as a list or dict (append, items, a string "
                 "key); copy an array with np.copy, a list with list(...), a dict with dict(...)"
             )
-            check = gast.Call(func=name("expect_array"), args=[receiver, const(message)], keywords=[])
-            self.emit(gast.Expr(value=check), node)
+            self.check("expect_array", [receiver], message, node)
             return None
         self.ns.scope.setdefault("copy_of", runtime.copy_of)
         return gast.Call(func=name("copy_of"), args=[receiver], keywords=[])
@@ -1240,7 +1231,6 @@ class _ANF(LoopSources):
                 if p in items_only(fn) and self.holds_numbers(v.id):
                     continue  # (w = p.copy(); w[0] += s: an item of a list p, nothing of an array's)
                 if p in items_only(fn) and self.aliases.kind_of(v.id) == PARAM:  # (the same, checked when it runs)
-                    self.ns.scope.setdefault("expect_numbers", runtime.expect_numbers)
                     line, what = writes[p]
                     message = (
                         f"{fn.__name__}() changes items of its parameter '{p}' in place ({what}, line {line}), and "
@@ -1248,8 +1238,7 @@ class _ANF(LoopSources):
                         f"differentiates {fn.__name__}() on a private copy of its arguments, so the change would be "
                         "lost; copy the items too (copy.deepcopy) or return new values"
                     )
-                    check = gast.Call(func=name("expect_numbers"), args=[name(v.id), const(message)], keywords=[])
-                    self.emit(gast.Expr(value=check), node)
+                    self.check("expect_numbers", [name(v.id)], message, node)
                     continue
                 others = [a for a in [*args, *(k.value for k in kws)] if a is not v and isinstance(a, gast.Name)]
                 twice = self.reached_otherwise(v.id, others)
@@ -1266,6 +1255,11 @@ class _ANF(LoopSources):
                     f"{fn.__name__}() on a private copy of its arguments, so the change would be lost; "
                     f"make {fn.__name__}() return a new value instead ({p} = {p} + v)",
                 )
+
+    def check(self, helper: str, args, message: str, node):
+        """Emit ``helper(*args, message)``, a runtime check (``expect_array``, ...) that refuses at the user's line."""
+        self.ns.scope.setdefault(helper, getattr(runtime, helper))
+        self.emit(gast.Expr(value=gast.Call(func=name(helper), args=[*args, const(message)], keywords=[])), node)
 
     def holds_numbers(self, n: str) -> bool:
         """Whether ``n`` holds a number or a NumPy array of numbers (what arithmetic and NumPy functions
@@ -1424,15 +1418,11 @@ class _ANF(LoopSources):
             )
         if _slices(index) and self.aliases.kind_of(base) in (FRESH, PARAM) and base not in self.sliced:
             self.sliced.add(base)  # (a list there would change its length: checked once per value)
-            self.ns.scope.setdefault("expect_array", runtime.expect_array)
             message = (
                 f"assigning to a slice of '{self.describe(base)}', which is not a NumPy array here: s2sad "
                 "differentiates slice writes into arrays; build a new list, or assign item by item"
             )
-            self.emit(
-                gast.Expr(value=gast.Call(func=name("expect_array"), args=[name(base), const(message)], keywords=[])),
-                stmt,
-            )
+            self.check("expect_array", [name(base)], message, stmt)
         self.check_write(base, stmt)
         self.check_assumed_views(base, stmt)
         if isinstance(value, gast.Name) and (value.id == base or value.id in self.aliases.shared(base)):
@@ -1447,25 +1437,11 @@ class _ANF(LoopSources):
 
     def held_by(self, base, index, value):
         """After ``base[index] = value``: a list (or what may be one) holds ``value``'s object itself (an
-        array copies its values), so a later write into ``value`` changes ``base[index]`` too; it goes back
-        there where the code finds ``value`` still is that item (``is_view``, a relation ``maybe``)."""
+        array copies its values), so a later write into ``value`` changes ``base[index]`` too (``stored_item``)."""
         if not isinstance(value, gast.Name) or not self.is_local(value.id) or value.id in self.aliases.numbers:
             return
-        if value.id in self.known_ints or self.aliases.kind_of(base) not in (CONTAINER, FRESH, PARAM):
-            return
-        if makes_view(index):  # (an array's slice takes values; a list's is refused: _slices)
-            return
-        held = value.id in self.aliases.shared(base) or base in self.aliases.shared(value.id)
-        self.aliases.appended(base, value.id)
-        rel = self.aliases.rel.get(value.id)
-        if rel is not None and self.aliases.valid(rel) or held:
-            # (stored twice, L[0] = L[1] = a, or already a view or item of something: a write into it
-            # cannot go back to every place; one that must is refused)
-            self.aliases.rel.pop(value.id, None)
-            return
-        names = [n.id for n in walk(index) if isinstance(n, gast.Name)]
-        stamp = self.aliases._stamp([base, *names])
-        self.aliases.rel[value.id] = Relation("item", base, _copy(index), stamp, maybe=True)
+        if value.id not in self.known_ints and not makes_view(index):  # (a slice of an array takes values)
+            self.aliases.stored_item(base, value.id, _copy(index))
 
     def check_assumed_views(self, base, stmt):
         """Before a write into ``base``: each view it relies on (``v = x[1:]`` of a parameter) is one only
@@ -1487,9 +1463,7 @@ class _ANF(LoopSources):
                     f"'{self.describe(parent)}' is not a NumPy array here (a slice of a list or tuple is a copy); "
                     "copy first (np.copy)"
                 )
-            self.ns.scope.setdefault(helper, getattr(runtime, helper))
-            call = gast.Call(func=name(helper), args=[name(parent), *extra, const(message)], keywords=[])
-            self.emit(gast.Expr(value=call), stmt)
+            self.check(helper, [name(parent), *extra], message, stmt)
             param = self.aliases.param_written(parent) if rel.kind == "field" else None
             if param is not None and self.aliases.memory(parent) == self.aliases.memory(param):
                 # also checked on entry (the derivative of a branch may need the object's zeros first)
@@ -1590,15 +1564,12 @@ class _ANF(LoopSources):
                 self.demoted.add(new)  # (a 0-d array's s + v is a NumPy scalar, not the array Python keeps)
             return new
         if current.id in self.demoted or any(n in self.demoted for n in shared):
-            self.ns.scope.setdefault("expect_array", runtime.expect_array)  # s = np.array(0.0); s += v; t = s; t *= w
-            message = (
+            message = (  # (s = np.array(0.0); s += v; t = s; t *= w)
                 f"`{_source(node)}` writes into an array another name shares, which s2sad rebound at an earlier "
                 "augmented assignment (s += v: a 0-d array becomes a NumPy scalar there); write s[()] += v for a "
                 "0-d array, or s = s + v and t = t * w"
             )
-            self.emit(
-                gast.Expr(value=gast.Call(func=name("expect_array"), args=[current, const(message)], keywords=[])), node
-            )
+            self.check("expect_array", [current], message, node)
         new = self.atom_of(self.cast_into(current, value, node), node)
         if self.aliases.array_view(current.id):  # a slice of an array: += writes into it
             self.write(current.id, const(Ellipsis), new, node)
